@@ -1,0 +1,346 @@
+// vkfx core: the per-device function table, device facts and error reporting shared by every
+// operation.
+//
+// Function loading. vkfx never calls a global vk* function. vkfx::Device::create() loads the few
+// functions vkfx needs through a vkGetInstanceProcAddr you give it (DeviceCreateInfo::
+// getInstanceProcAddr), so vkfx works the same whether your application links the Vulkan loader,
+// uses volk, or uses Vulkan-Hpp's dispatcher, and compiles with or without VK_NO_PROTOTYPES.
+// When you leave getInstanceProcAddr null, vkfx takes `vkGetInstanceProcAddr` from the
+// surrounding code: volk's pointer when <volk.h> is included before vkfx, else the loader's
+// prototype (unless VK_NO_PROTOTYPES is defined, in which case you must pass it).
+//
+// Device requirements (enable them when you create the VkDevice):
+//   - Vulkan 1.2 or later;
+//   - VK_KHR_push_descriptor (core in Vulkan 1.4): recording is allocation-free;
+//   - shaderStorageImageWriteWithoutFormat, only to write B8G8R8A8 formats (GLSL has no format
+//     qualifier for them);
+//   - shaderStorageImageExtendedFormats, only to write R16_UNORM, R16G16_SFLOAT and
+//     B10G11R11_UFLOAT_PACK32.
+// vkfx checks that the physical device supports these; it cannot see whether you enabled them
+// (the validation layer will say so if you did not).
+//
+// Errors. Every fallible call returns a VkResult. Bad input also yields a one-line reason,
+// available from vkfx::lastError() on the calling thread and passed to
+// DeviceCreateInfo::messageCallback when set; a call that fails records nothing.
+//   VK_ERROR_VALIDATION_FAILED_EXT  invalid arguments (null handles, extents, counts, usage)
+//   VK_ERROR_FORMAT_NOT_SUPPORTED   a format vkfx or the device cannot handle for that operation
+//   VK_ERROR_FEATURE_NOT_PRESENT    a device capability vkfx needs is missing
+//   VK_ERROR_OUT_OF_*_MEMORY, ...   passed through from Vulkan
+#pragma once
+
+#if defined(VOLK_HEADER_VERSION)
+// volk.h is already included: its declarations stand in for the loader's.
+#else
+#include <vulkan/vulkan.h>
+#endif
+
+#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+
+#ifndef VKFX_ASSERT
+#include <cassert>
+#define VKFX_ASSERT(expr) assert(expr)
+#endif
+
+namespace vkfx {
+
+// Called with the result and the one-line reason of every failing vkfx call.
+using MessageCallback = void (*)(VkResult result, const char* message, void* userData);
+
+namespace detail {
+inline thread_local char tlsLastError[512] = "";
+} // namespace detail
+
+// The reason for the last failing vkfx call on this thread ("" if none failed yet). Valid until
+// the next failing call on the same thread.
+inline const char* lastError() noexcept { return detail::tlsLastError; }
+
+// The Vulkan functions vkfx calls; filled by Device::create().
+struct DeviceFunctions {
+    PFN_vkGetDeviceProcAddr vkGetDeviceProcAddr = nullptr;
+    PFN_vkGetPhysicalDeviceProperties2 vkGetPhysicalDeviceProperties2 = nullptr;
+    PFN_vkGetPhysicalDeviceFeatures2 vkGetPhysicalDeviceFeatures2 = nullptr;
+    PFN_vkGetPhysicalDeviceFormatProperties vkGetPhysicalDeviceFormatProperties = nullptr;
+    PFN_vkGetPhysicalDeviceMemoryProperties vkGetPhysicalDeviceMemoryProperties = nullptr;
+    PFN_vkCreateShaderModule vkCreateShaderModule = nullptr;
+    PFN_vkDestroyShaderModule vkDestroyShaderModule = nullptr;
+    PFN_vkCreateComputePipelines vkCreateComputePipelines = nullptr;
+    PFN_vkDestroyPipeline vkDestroyPipeline = nullptr;
+    PFN_vkCreatePipelineLayout vkCreatePipelineLayout = nullptr;
+    PFN_vkDestroyPipelineLayout vkDestroyPipelineLayout = nullptr;
+    PFN_vkCreateDescriptorSetLayout vkCreateDescriptorSetLayout = nullptr;
+    PFN_vkDestroyDescriptorSetLayout vkDestroyDescriptorSetLayout = nullptr;
+    PFN_vkCreateImageView vkCreateImageView = nullptr;
+    PFN_vkDestroyImageView vkDestroyImageView = nullptr;
+    PFN_vkCreateBuffer vkCreateBuffer = nullptr;
+    PFN_vkDestroyBuffer vkDestroyBuffer = nullptr;
+    PFN_vkGetBufferMemoryRequirements vkGetBufferMemoryRequirements = nullptr;
+    PFN_vkAllocateMemory vkAllocateMemory = nullptr;
+    PFN_vkFreeMemory vkFreeMemory = nullptr;
+    PFN_vkBindBufferMemory vkBindBufferMemory = nullptr;
+    PFN_vkMapMemory vkMapMemory = nullptr;
+    PFN_vkUnmapMemory vkUnmapMemory = nullptr;
+    PFN_vkFlushMappedMemoryRanges vkFlushMappedMemoryRanges = nullptr;
+    PFN_vkCmdBindPipeline vkCmdBindPipeline = nullptr;
+    PFN_vkCmdPushConstants vkCmdPushConstants = nullptr;
+    PFN_vkCmdPushDescriptorSetKHR vkCmdPushDescriptorSetKHR = nullptr;
+    PFN_vkCmdDispatch vkCmdDispatch = nullptr;
+    PFN_vkCmdPipelineBarrier vkCmdPipelineBarrier = nullptr;
+};
+
+struct DeviceCreateInfo {
+    VkInstance instance = VK_NULL_HANDLE;             // required
+    VkPhysicalDevice physicalDevice = VK_NULL_HANDLE; // required
+    VkDevice device = VK_NULL_HANDLE;                 // required; must outlive the vkfx::Device
+    // Optional: see "Function loading" above.
+    PFN_vkGetInstanceProcAddr getInstanceProcAddr = nullptr;
+    // Optional: used for every object vkfx creates. Must outlive the vkfx::Device.
+    const VkAllocationCallbacks* allocationCallbacks = nullptr;
+    // Optional: pipelines are created through it.
+    VkPipelineCache pipelineCache = VK_NULL_HANDLE;
+    // Optional: told about every failing call (in addition to lastError()).
+    MessageCallback messageCallback = nullptr;
+    void* messageUserData = nullptr;
+};
+
+// A VkDevice as vkfx sees it: its function table and the facts vkfx decides by. Cheap to copy;
+// operations keep a copy. Create one per VkDevice.
+class Device {
+public:
+    // Loads the function table and reads the device's properties. Fails with
+    // VK_ERROR_FEATURE_NOT_PRESENT (and a reason) when the device lacks something vkfx needs.
+    static VkResult create(const DeviceCreateInfo& info, Device* device);
+
+    bool valid() const { return m_device != VK_NULL_HANDLE; }
+    VkDevice handle() const { return m_device; }
+    VkPhysicalDevice physicalDevice() const { return m_physicalDevice; }
+    const DeviceFunctions& fn() const { return m_fn; }
+    const VkAllocationCallbacks* allocator() const { return m_allocator; }
+    VkPipelineCache pipelineCache() const { return m_pipelineCache; }
+    const VkPhysicalDeviceProperties& properties() const { return m_properties; }
+    const VkPhysicalDeviceMemoryProperties& memoryProperties() const { return m_memory; }
+    std::uint32_t subgroupSize() const { return m_subgroupSize; }
+    // Compute shaders may use basic and shuffle subgroup operations.
+    bool subgroupShuffle() const { return m_subgroupShuffle; }
+    bool storageWriteWithoutFormat() const { return m_writeWithoutFormat; }
+    bool storageExtendedFormats() const { return m_extendedFormats; }
+    VkFormatFeatureFlags optimalFormatFeatures(VkFormat format) const;
+
+    // Records the reason for a failure and returns `result` (for vkfx's own use; public so
+    // that every operation reports alike).
+    VkResult fail(VkResult result, const char* format, ...) const
+#if defined(__GNUC__)
+        __attribute__((format(printf, 3, 4)))
+#endif
+        ;
+
+private:
+    VkDevice m_device = VK_NULL_HANDLE;
+    VkPhysicalDevice m_physicalDevice = VK_NULL_HANDLE;
+    DeviceFunctions m_fn{};
+    const VkAllocationCallbacks* m_allocator = nullptr;
+    VkPipelineCache m_pipelineCache = VK_NULL_HANDLE;
+    MessageCallback m_callback = nullptr;
+    void* m_callbackUserData = nullptr;
+    VkPhysicalDeviceProperties m_properties{};
+    VkPhysicalDeviceMemoryProperties m_memory{};
+    std::uint32_t m_subgroupSize = 0;
+    bool m_subgroupShuffle = false;
+    bool m_writeWithoutFormat = false;
+    bool m_extendedFormats = false;
+};
+
+namespace detail {
+
+inline VkResult report(MessageCallback callback, void* userData, VkResult result,
+                       const char* format, va_list args)
+{
+    std::vsnprintf(tlsLastError, sizeof(tlsLastError), format, args);
+    if (callback) callback(result, tlsLastError, userData);
+    return result;
+}
+
+// For failures before a Device exists.
+inline VkResult fail(MessageCallback callback, void* userData, VkResult result, const char* format,
+                     ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+inline VkResult fail(MessageCallback callback, void* userData, VkResult result, const char* format,
+                     ...)
+{
+    va_list args;
+    va_start(args, format);
+    report(callback, userData, result, format, args);
+    va_end(args);
+    return result;
+}
+
+inline PFN_vkGetInstanceProcAddr defaultGetInstanceProcAddr()
+{
+#if defined(VOLK_HEADER_VERSION) || !defined(VK_NO_PROTOTYPES)
+    return vkGetInstanceProcAddr;
+#else
+    return nullptr;
+#endif
+}
+
+// Index of a memory type allowed by `typeBits` that has all of `required` (and preferably
+// `preferred`), or UINT32_MAX.
+inline std::uint32_t findMemoryType(const VkPhysicalDeviceMemoryProperties& props,
+                                    std::uint32_t typeBits, VkMemoryPropertyFlags required,
+                                    VkMemoryPropertyFlags preferred)
+{
+    std::uint32_t fallback = UINT32_MAX;
+    for (std::uint32_t i = 0; i < props.memoryTypeCount; ++i) {
+        if (!(typeBits & (1u << i))) continue;
+        VkMemoryPropertyFlags flags = props.memoryTypes[i].propertyFlags;
+        if ((flags & required) != required) continue;
+        if ((flags & preferred) == preferred) return i;
+        if (fallback == UINT32_MAX) fallback = i;
+    }
+    return fallback;
+}
+
+} // namespace detail
+
+inline VkResult Device::fail(VkResult result, const char* format, ...) const
+{
+    va_list args;
+    va_start(args, format);
+    detail::report(m_callback, m_callbackUserData, result, format, args);
+    va_end(args);
+    return result;
+}
+
+inline VkFormatFeatureFlags Device::optimalFormatFeatures(VkFormat format) const
+{
+    VkFormatProperties props{};
+    m_fn.vkGetPhysicalDeviceFormatProperties(m_physicalDevice, format, &props);
+    return props.optimalTilingFeatures;
+}
+
+inline VkResult Device::create(const DeviceCreateInfo& info, Device* device)
+{
+    if (!device) {
+        return detail::fail(info.messageCallback, info.messageUserData,
+                            VK_ERROR_VALIDATION_FAILED_EXT, "vkfx::Device::create: device is null");
+    }
+    *device = Device{};
+    auto fail = [&](VkResult r, const char* what) {
+        return detail::fail(info.messageCallback, info.messageUserData, r,
+                            "vkfx::Device::create: %s", what);
+    };
+    if (!info.instance) return fail(VK_ERROR_VALIDATION_FAILED_EXT, "instance is VK_NULL_HANDLE");
+    if (!info.physicalDevice) {
+        return fail(VK_ERROR_VALIDATION_FAILED_EXT, "physicalDevice is VK_NULL_HANDLE");
+    }
+    if (!info.device) return fail(VK_ERROR_VALIDATION_FAILED_EXT, "device is VK_NULL_HANDLE");
+    PFN_vkGetInstanceProcAddr gipa =
+        info.getInstanceProcAddr ? info.getInstanceProcAddr : detail::defaultGetInstanceProcAddr();
+    if (!gipa) {
+        return fail(VK_ERROR_VALIDATION_FAILED_EXT,
+                    "getInstanceProcAddr is null and VK_NO_PROTOTYPES hides the loader's");
+    }
+
+    Device d;
+    d.m_device = info.device;
+    d.m_physicalDevice = info.physicalDevice;
+    d.m_allocator = info.allocationCallbacks;
+    d.m_pipelineCache = info.pipelineCache;
+    d.m_callback = info.messageCallback;
+    d.m_callbackUserData = info.messageUserData;
+
+    DeviceFunctions& f = d.m_fn;
+#define VKFX_LOAD_INSTANCE(name) f.name = reinterpret_cast<PFN_##name>(gipa(info.instance, #name))
+    VKFX_LOAD_INSTANCE(vkGetDeviceProcAddr);
+    VKFX_LOAD_INSTANCE(vkGetPhysicalDeviceProperties2);
+    VKFX_LOAD_INSTANCE(vkGetPhysicalDeviceFeatures2);
+    VKFX_LOAD_INSTANCE(vkGetPhysicalDeviceFormatProperties);
+    VKFX_LOAD_INSTANCE(vkGetPhysicalDeviceMemoryProperties);
+#undef VKFX_LOAD_INSTANCE
+    if (!f.vkGetDeviceProcAddr || !f.vkGetPhysicalDeviceProperties2 ||
+        !f.vkGetPhysicalDeviceFeatures2 || !f.vkGetPhysicalDeviceFormatProperties ||
+        !f.vkGetPhysicalDeviceMemoryProperties) {
+        return fail(VK_ERROR_INITIALIZATION_FAILED,
+                    "getInstanceProcAddr returned null for a Vulkan 1.1 instance function "
+                    "(is the instance created with apiVersion >= 1.2?)");
+    }
+    PFN_vkGetDeviceProcAddr gdpa = f.vkGetDeviceProcAddr;
+#define VKFX_LOAD_DEVICE(name) f.name = reinterpret_cast<PFN_##name>(gdpa(info.device, #name))
+    VKFX_LOAD_DEVICE(vkCreateShaderModule);
+    VKFX_LOAD_DEVICE(vkDestroyShaderModule);
+    VKFX_LOAD_DEVICE(vkCreateComputePipelines);
+    VKFX_LOAD_DEVICE(vkDestroyPipeline);
+    VKFX_LOAD_DEVICE(vkCreatePipelineLayout);
+    VKFX_LOAD_DEVICE(vkDestroyPipelineLayout);
+    VKFX_LOAD_DEVICE(vkCreateDescriptorSetLayout);
+    VKFX_LOAD_DEVICE(vkDestroyDescriptorSetLayout);
+    VKFX_LOAD_DEVICE(vkCreateImageView);
+    VKFX_LOAD_DEVICE(vkDestroyImageView);
+    VKFX_LOAD_DEVICE(vkCreateBuffer);
+    VKFX_LOAD_DEVICE(vkDestroyBuffer);
+    VKFX_LOAD_DEVICE(vkGetBufferMemoryRequirements);
+    VKFX_LOAD_DEVICE(vkAllocateMemory);
+    VKFX_LOAD_DEVICE(vkFreeMemory);
+    VKFX_LOAD_DEVICE(vkBindBufferMemory);
+    VKFX_LOAD_DEVICE(vkMapMemory);
+    VKFX_LOAD_DEVICE(vkUnmapMemory);
+    VKFX_LOAD_DEVICE(vkFlushMappedMemoryRanges);
+    VKFX_LOAD_DEVICE(vkCmdBindPipeline);
+    VKFX_LOAD_DEVICE(vkCmdPushConstants);
+    VKFX_LOAD_DEVICE(vkCmdDispatch);
+    VKFX_LOAD_DEVICE(vkCmdPipelineBarrier);
+    VKFX_LOAD_DEVICE(vkCmdPushDescriptorSetKHR);
+#undef VKFX_LOAD_DEVICE
+    if (!f.vkCmdPushDescriptorSetKHR) {
+        // Vulkan 1.4 core name.
+        f.vkCmdPushDescriptorSetKHR =
+            reinterpret_cast<PFN_vkCmdPushDescriptorSetKHR>(gdpa(info.device, "vkCmdPushDescriptorSet"));
+    }
+    const void* const* all = reinterpret_cast<const void* const*>(&f);
+    for (std::size_t i = 0; i < sizeof(DeviceFunctions) / sizeof(void*); ++i) {
+        if (!all[i] && &all[i] != reinterpret_cast<const void* const*>(&f.vkCmdPushDescriptorSetKHR)) {
+            return fail(VK_ERROR_INITIALIZATION_FAILED,
+                        "a core Vulkan function could not be loaded from the device");
+        }
+    }
+    if (!f.vkCmdPushDescriptorSetKHR) {
+        return fail(VK_ERROR_FEATURE_NOT_PRESENT,
+                    "VK_KHR_push_descriptor is not enabled on the device (vkfx records with push "
+                    "descriptors; enable the extension, or use Vulkan 1.4)");
+    }
+
+    VkPhysicalDeviceSubgroupProperties subgroup{};
+
+    subgroup.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES;
+    VkPhysicalDeviceProperties2 props2{};
+    props2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
+    props2.pNext = &subgroup;
+    f.vkGetPhysicalDeviceProperties2(info.physicalDevice, &props2);
+    d.m_properties = props2.properties;
+    f.vkGetPhysicalDeviceMemoryProperties(info.physicalDevice, &d.m_memory);
+    if (VK_API_VERSION_MAJOR(d.m_properties.apiVersion) == 1 &&
+        VK_API_VERSION_MINOR(d.m_properties.apiVersion) < 2) {
+        return fail(VK_ERROR_FEATURE_NOT_PRESENT, "the device supports Vulkan 1.1 or less; vkfx needs 1.2");
+    }
+    d.m_subgroupSize = subgroup.subgroupSize;
+    const VkSubgroupFeatureFlags needed = VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_SHUFFLE_BIT;
+    d.m_subgroupShuffle = (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+                          (subgroup.supportedOperations & needed) == needed;
+
+    VkPhysicalDeviceFeatures2 features{};
+
+    features.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
+    f.vkGetPhysicalDeviceFeatures2(info.physicalDevice, &features);
+    d.m_writeWithoutFormat = features.features.shaderStorageImageWriteWithoutFormat == VK_TRUE;
+    d.m_extendedFormats = features.features.shaderStorageImageExtendedFormats == VK_TRUE;
+    *device = d;
+    return VK_SUCCESS;
+}
+
+} // namespace vkfx

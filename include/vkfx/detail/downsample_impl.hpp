@@ -1,0 +1,700 @@
+// Implementation of vkfx/downsample.hpp. Include that header, not this one.
+#pragma once
+
+#include <vkfx/downsample.hpp>
+
+namespace vkfx {
+namespace detail {
+
+struct DownsampleFormat {
+    VkFormat format;
+    VkFormat storage;  // format of the storage views (UNORM for sRGB)
+    std::uint32_t channels;
+    bool srgb;
+    bool writeWithoutFormat; // no GLSL format qualifier
+    bool extendedFormat;     // the qualifier needs StorageImageExtendedFormats
+    const std::uint32_t* single;
+    std::size_t singleBytes;
+    const std::uint32_t* minmax;
+    std::size_t minmaxBytes;
+};
+
+#define VKFX_DS_BLOBS(v)                                                                           \
+    spirv::downsample_##v##_single, sizeof(spirv::downsample_##v##_single),                        \
+        spirv::downsample_##v##_minmax, sizeof(spirv::downsample_##v##_minmax)
+
+inline const DownsampleFormat* findDownsampleFormat(VkFormat format)
+{
+    static const DownsampleFormat table[] = {
+        {VK_FORMAT_R8G8B8A8_UNORM, VK_FORMAT_R8G8B8A8_UNORM, 4, false, false, false, VKFX_DS_BLOBS(rgba8)},
+        {VK_FORMAT_R8G8B8A8_SRGB, VK_FORMAT_R8G8B8A8_UNORM, 4, true, false, false, VKFX_DS_BLOBS(rgba8)},
+        {VK_FORMAT_B8G8R8A8_UNORM, VK_FORMAT_B8G8R8A8_UNORM, 4, false, true, false, VKFX_DS_BLOBS(bgra8)},
+        {VK_FORMAT_B8G8R8A8_SRGB, VK_FORMAT_B8G8R8A8_UNORM, 4, true, true, false, VKFX_DS_BLOBS(bgra8)},
+        {VK_FORMAT_R16G16B16A16_SFLOAT, VK_FORMAT_R16G16B16A16_SFLOAT, 4, false, false, false,
+         VKFX_DS_BLOBS(rgba16f)},
+        {VK_FORMAT_R16G16_SFLOAT, VK_FORMAT_R16G16_SFLOAT, 2, false, false, true, VKFX_DS_BLOBS(rg16f)},
+        {VK_FORMAT_R32_SFLOAT, VK_FORMAT_R32_SFLOAT, 1, false, false, false, VKFX_DS_BLOBS(r32f)},
+        {VK_FORMAT_R32G32B32A32_SFLOAT, VK_FORMAT_R32G32B32A32_SFLOAT, 4, false, false, false,
+         VKFX_DS_BLOBS(rgba32f)},
+        {VK_FORMAT_B10G11R11_UFLOAT_PACK32, VK_FORMAT_B10G11R11_UFLOAT_PACK32, 3, false, false, true,
+         VKFX_DS_BLOBS(r11g11b10f)},
+        {VK_FORMAT_R16_UNORM, VK_FORMAT_R16_UNORM, 1, false, false, true, VKFX_DS_BLOBS(r16)},
+    };
+    for (const DownsampleFormat& f : table) {
+        if (f.format == format) return &f;
+    }
+    return nullptr;
+}
+#undef VKFX_DS_BLOBS
+
+// Push constants of shaders/downsample/downsample.comp.
+struct DownsamplePush {
+    std::uint32_t extent[2];
+    std::uint32_t levelCount;
+    std::uint32_t copyLevel0;
+    std::uint32_t counterOffset1;
+    std::uint32_t counterOffset2;
+    std::uint32_t dataOffset6;
+    std::uint32_t dataOffset12;
+};
+
+// Bindings of shaders/downsample/downsample.comp.
+enum : std::uint32_t {
+    kDownsampleBindingSource = 0,
+    kDownsampleBindingDst = 1,
+    kDownsampleBindingDstMax = 2,
+    kDownsampleBindingScratch = 3,
+};
+
+inline std::uint32_t mipExtent(std::uint32_t e, std::uint32_t level)
+{
+    return level >= 32 ? 1u : std::max(1u, e >> level);
+}
+
+inline std::uint32_t fullChainLevels(VkExtent2D e)
+{
+    std::uint32_t m = std::max(e.width, e.height), n = 1;
+    while (m > 1) {
+        m >>= 1;
+        ++n;
+    }
+    return n;
+}
+
+// Scratch words of a dispatch: counters of the level-12 and level-18 blocks, then the published
+// level-6 and level-12 texels, each for all layers.
+struct DownsampleScratchLayout {
+    std::uint32_t counterOffset1 = 0, counterOffset2 = 0, dataOffset6 = 0, dataOffset12 = 0;
+    VkDeviceSize words = 0;
+};
+
+inline DownsampleScratchLayout downsampleScratchLayout(VkExtent2D e, std::uint32_t layers,
+                                                       std::uint32_t levelCount,
+                                                       std::uint32_t wordsPerTexel)
+{
+    auto area = [&](std::uint32_t level) {
+        return VkDeviceSize{mipExtent(e.width, level)} * mipExtent(e.height, level) * layers;
+    };
+    DownsampleScratchLayout l;
+    VkDeviceSize w = 0;
+    auto take = [&](VkDeviceSize n) {
+        auto at = static_cast<std::uint32_t>(w);
+        w += n;
+        return at;
+    };
+    if (levelCount > 6) l.counterOffset1 = take(area(12));
+    if (levelCount > 12) l.counterOffset2 = take(area(18));
+    if (levelCount > 6) l.dataOffset6 = take(area(6) * wordsPerTexel);
+    if (levelCount > 12) l.dataOffset12 = take(area(12) * wordsPerTexel);
+    l.words = w;
+    return l;
+}
+
+inline bool isDepthFormat(VkFormat f)
+{
+    return f == VK_FORMAT_D32_SFLOAT || f == VK_FORMAT_D16_UNORM;
+}
+
+} // namespace detail
+
+// ---------------------------------------------------------------------------------------------
+// DownsampleTarget
+
+inline void DownsampleTarget::swap(DownsampleTarget& other) noexcept
+{
+    std::swap(m_device, other.m_device);
+    std::swap(m_info, other.m_info);
+    std::swap(m_sampled, other.m_sampled);
+    std::swap(m_sampledRaw, other.m_sampledRaw);
+    std::swap(m_storage, other.m_storage);
+    std::swap(m_storageMax, other.m_storageMax);
+    std::swap(m_depth, other.m_depth);
+}
+
+inline void DownsampleTarget::destroy()
+{
+    if (!m_device) return;
+    const DeviceFunctions& f = m_device->fn();
+    auto kill = [&](VkImageView& v) {
+        if (v) f.vkDestroyImageView(m_device->handle(), v, m_device->allocator());
+        v = VK_NULL_HANDLE;
+    };
+    for (std::uint32_t i = 0; i < kMaxLevels; ++i) {
+        kill(m_sampled[i]);
+        kill(m_sampledRaw[i]);
+        kill(m_storage[i]);
+        kill(m_storageMax[i]);
+    }
+    kill(m_depth);
+    m_device = nullptr;
+}
+
+inline VkResult DownsampleTarget::create(const Device& device, const DownsampleTargetCreateInfo& info,
+                                         DownsampleTarget* target)
+{
+    const char* fn = "vkfx::DownsampleTarget::create";
+    if (!target) return device.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: target is null", fn);
+    target->destroy();
+    if (!device.valid()) return device.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: device is not created", fn);
+    if (!info.image) return device.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: image is VK_NULL_HANDLE", fn);
+    const detail::DownsampleFormat* fmt = detail::findDownsampleFormat(info.format);
+    if (!fmt) {
+        return device.fail(VK_ERROR_FORMAT_NOT_SUPPORTED,
+                           "%s: format %d is not one vkfx downsamples (see vkfx/downsample.hpp)", fn,
+                           static_cast<int>(info.format));
+    }
+    const VkPhysicalDeviceLimits& limits = device.properties().limits;
+    if (info.extent.width == 0 || info.extent.height == 0) {
+        return device.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: extent %ux%u is empty", fn,
+                           info.extent.width, info.extent.height);
+    }
+    if (info.extent.width > limits.maxImageDimension2D || info.extent.height > limits.maxImageDimension2D) {
+        return device.fail(VK_ERROR_VALIDATION_FAILED_EXT,
+                           "%s: extent %ux%u exceeds the device's maxImageDimension2D %u", fn,
+                           info.extent.width, info.extent.height, limits.maxImageDimension2D);
+    }
+    std::uint32_t full = detail::fullChainLevels(info.extent);
+    if (info.mipLevels == 0 || info.mipLevels > full || info.mipLevels > kMaxLevels) {
+        return device.fail(VK_ERROR_VALIDATION_FAILED_EXT,
+                           "%s: mipLevels %u is outside 1..%u for a %ux%u image", fn, info.mipLevels,
+                           std::min(full, kMaxLevels), info.extent.width, info.extent.height);
+    }
+    if (info.layerCount == 0 || info.layerCount > limits.maxImageArrayLayers ||
+        info.layerCount > limits.maxComputeWorkGroupCount[2]) {
+        return device.fail(VK_ERROR_VALIDATION_FAILED_EXT,
+                           "%s: layerCount %u is outside 1..%u", fn, info.layerCount,
+                           std::min(limits.maxImageArrayLayers, limits.maxComputeWorkGroupCount[2]));
+    }
+    const bool depth = info.depth.image != VK_NULL_HANDLE;
+    if (!(info.usage & VK_IMAGE_USAGE_STORAGE_BIT)) {
+        return device.fail(VK_ERROR_VALIDATION_FAILED_EXT,
+                           "%s: image usage lacks VK_IMAGE_USAGE_STORAGE_BIT (levels are written as "
+                           "storage images)", fn);
+    }
+    if (!depth && !(info.usage & VK_IMAGE_USAGE_SAMPLED_BIT)) {
+        return device.fail(VK_ERROR_VALIDATION_FAILED_EXT,
+                           "%s: image usage lacks VK_IMAGE_USAGE_SAMPLED_BIT (the level read is "
+                           "sampled)", fn);
+    }
+    if (fmt->srgb && !(info.flags & VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT)) {
+        return device.fail(VK_ERROR_VALIDATION_FAILED_EXT,
+                           "%s: sRGB image without VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT (sRGB cannot "
+                           "be a storage image: vkfx writes through a UNORM view)", fn);
+    }
+    if (depth) {
+        if (!detail::isDepthFormat(info.depth.format)) {
+            return device.fail(VK_ERROR_FORMAT_NOT_SUPPORTED,
+                               "%s: depth.format %d is not D32_SFLOAT or D16_UNORM", fn,
+                               static_cast<int>(info.depth.format));
+        }
+        if (info.format != VK_FORMAT_R32_SFLOAT) {
+            return device.fail(VK_ERROR_FORMAT_NOT_SUPPORTED,
+                               "%s: a depth pyramid must be VK_FORMAT_R32_SFLOAT", fn);
+        }
+        if (!(info.depth.usage & VK_IMAGE_USAGE_SAMPLED_BIT)) {
+            return device.fail(VK_ERROR_VALIDATION_FAILED_EXT,
+                               "%s: depth image usage lacks VK_IMAGE_USAGE_SAMPLED_BIT", fn);
+        }
+        if (info.depth.extent.width == 0 || info.depth.extent.height == 0) {
+            return device.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: depth.extent is empty", fn);
+        }
+    }
+
+    DownsampleTarget t;
+    t.m_device = &device;
+    t.m_info = info;
+    const DeviceFunctions& f = device.fn();
+    auto makeView = [&](VkImage image, VkFormat format, VkImageAspectFlags aspect,
+                        VkImageUsageFlags usage, std::uint32_t level, VkImageView* out) {
+        VkImageViewUsageCreateInfo usageInfo{};
+        usageInfo.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_USAGE_CREATE_INFO;
+        usageInfo.usage = usage;
+        VkImageViewCreateInfo ci{};
+        ci.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO;
+        ci.pNext = &usageInfo;
+        ci.image = image;
+        ci.viewType = VK_IMAGE_VIEW_TYPE_2D_ARRAY;
+        ci.format = format;
+        ci.subresourceRange = {aspect, level, 1, info.baseArrayLayer, info.layerCount};
+        return f.vkCreateImageView(device.handle(), &ci, device.allocator(), out);
+    };
+    VkResult r = VK_SUCCESS;
+    for (std::uint32_t level = 0; level < info.mipLevels && r == VK_SUCCESS; ++level) {
+        r = makeView(info.image, fmt->storage, VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_USAGE_STORAGE_BIT,
+                     level, &t.m_storage[level]);
+        if (r == VK_SUCCESS && !depth) {
+            r = makeView(info.image, info.format, VK_IMAGE_ASPECT_COLOR_BIT,
+                         VK_IMAGE_USAGE_SAMPLED_BIT, level, &t.m_sampled[level]);
+        }
+        if (r == VK_SUCCESS && !depth && fmt->srgb) {
+            r = makeView(info.image, fmt->storage, VK_IMAGE_ASPECT_COLOR_BIT,
+                         VK_IMAGE_USAGE_SAMPLED_BIT, level, &t.m_sampledRaw[level]);
+        }
+        if (r == VK_SUCCESS && info.maxImage) {
+            r = makeView(info.maxImage, fmt->storage, VK_IMAGE_ASPECT_COLOR_BIT,
+                         VK_IMAGE_USAGE_STORAGE_BIT, level, &t.m_storageMax[level]);
+        }
+    }
+    if (r == VK_SUCCESS && depth) {
+        r = makeView(info.depth.image, info.depth.format, VK_IMAGE_ASPECT_DEPTH_BIT,
+                     VK_IMAGE_USAGE_SAMPLED_BIT, 0, &t.m_depth);
+    }
+    if (r != VK_SUCCESS) return device.fail(r, "%s: vkCreateImageView failed (%d)", fn, static_cast<int>(r));
+    *target = std::move(t);
+    return VK_SUCCESS;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Downsampler
+
+struct Downsampler::Chain {
+    VkImageView source;
+    VkImageView dst[kMaxOutputLevels];
+    VkImageView dstMax[kMaxOutputLevels];
+    VkExtent2D extent;       // chain level 0
+    std::uint32_t levels;    // N: chain levels generated
+    std::uint32_t copyLevel0;
+    std::uint32_t layers;
+    VkBuffer scratch;
+    VkDeviceSize scratchOffset;
+    VkDeviceSize scratchRange;
+    detail::DownsampleScratchLayout layout;
+};
+
+inline void Downsampler::swap(Downsampler& other) noexcept
+{
+    std::swap(m_device, other.m_device);
+    std::swap(m_info, other.m_info);
+    std::swap(m_channels, other.m_channels);
+    std::swap(m_srgbEncode, other.m_srgbEncode);
+    std::swap(m_setLayout, other.m_setLayout);
+    std::swap(m_pipelineLayout, other.m_pipelineLayout);
+    std::swap(m_pipeline, other.m_pipeline);
+    std::swap(m_scratch, other.m_scratch);
+    std::swap(m_scratchMemory, other.m_scratchMemory);
+    std::swap(m_scratchSize, other.m_scratchSize);
+}
+
+inline void Downsampler::destroy()
+{
+    if (!m_device) return;
+    const DeviceFunctions& f = m_device->fn();
+    VkDevice d = m_device->handle();
+    const VkAllocationCallbacks* a = m_device->allocator();
+    if (m_pipeline) f.vkDestroyPipeline(d, m_pipeline, a);
+    if (m_pipelineLayout) f.vkDestroyPipelineLayout(d, m_pipelineLayout, a);
+    if (m_setLayout) f.vkDestroyDescriptorSetLayout(d, m_setLayout, a);
+    if (m_scratch) f.vkDestroyBuffer(d, m_scratch, a);
+    if (m_scratchMemory) f.vkFreeMemory(d, m_scratchMemory, a);
+    m_pipeline = VK_NULL_HANDLE;
+    m_pipelineLayout = VK_NULL_HANDLE;
+    m_setLayout = VK_NULL_HANDLE;
+    m_scratch = VK_NULL_HANDLE;
+    m_scratchMemory = VK_NULL_HANDLE;
+    m_scratchSize = 0;
+    m_device = nullptr;
+}
+
+inline VkResult Downsampler::create(const Device& device, const DownsamplerCreateInfo& info,
+                                    Downsampler* downsampler)
+{
+    const char* fn = "vkfx::Downsampler::create";
+    if (!downsampler) return device.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: downsampler is null", fn);
+    downsampler->destroy();
+    if (!device.valid()) return device.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: device is not created", fn);
+    const detail::DownsampleFormat* fmt = detail::findDownsampleFormat(info.format);
+    if (!fmt) {
+        return device.fail(VK_ERROR_FORMAT_NOT_SUPPORTED,
+                           "%s: format %d is not one vkfx downsamples (see vkfx/downsample.hpp)", fn,
+                           static_cast<int>(info.format));
+    }
+    if (static_cast<std::uint32_t>(info.reduction) > static_cast<std::uint32_t>(Reduction::MinMax)) {
+        return device.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: unknown reduction", fn);
+    }
+    const bool depth = info.depthFormat != VK_FORMAT_UNDEFINED;
+    if (depth) {
+        if (!detail::isDepthFormat(info.depthFormat)) {
+            return device.fail(VK_ERROR_FORMAT_NOT_SUPPORTED,
+                               "%s: depthFormat %d is not D32_SFLOAT or D16_UNORM", fn,
+                               static_cast<int>(info.depthFormat));
+        }
+        if (info.format != VK_FORMAT_R32_SFLOAT) {
+            return device.fail(VK_ERROR_FORMAT_NOT_SUPPORTED,
+                               "%s: a depth pyramid must be VK_FORMAT_R32_SFLOAT", fn);
+        }
+        if (!(device.optimalFormatFeatures(info.depthFormat) & VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT)) {
+            return device.fail(VK_ERROR_FORMAT_NOT_SUPPORTED,
+                               "%s: the device cannot sample depthFormat %d", fn,
+                               static_cast<int>(info.depthFormat));
+        }
+    } else if (!(device.optimalFormatFeatures(info.format) & VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT)) {
+        return device.fail(VK_ERROR_FORMAT_NOT_SUPPORTED, "%s: the device cannot sample format %d",
+                           fn, static_cast<int>(info.format));
+    }
+    if (!(device.optimalFormatFeatures(fmt->storage) & VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT)) {
+        return device.fail(VK_ERROR_FORMAT_NOT_SUPPORTED,
+                           "%s: the device cannot write format %d as a storage image", fn,
+                           static_cast<int>(fmt->storage));
+    }
+    if (fmt->writeWithoutFormat && !device.storageWriteWithoutFormat()) {
+        return device.fail(VK_ERROR_FEATURE_NOT_PRESENT,
+                           "%s: B8G8R8A8 formats need shaderStorageImageWriteWithoutFormat", fn);
+    }
+    if (fmt->extendedFormat && !device.storageExtendedFormats()) {
+        return device.fail(VK_ERROR_FEATURE_NOT_PRESENT,
+                           "%s: format %d needs shaderStorageImageExtendedFormats", fn,
+                           static_cast<int>(info.format));
+    }
+    // At most 2 + 2 * 15 = 32 descriptors: maxPushDescriptors is at least 32 everywhere.
+    const bool minmax = info.reduction == Reduction::MinMax;
+
+    Downsampler ds;
+    ds.m_device = &device;
+    ds.m_info = info;
+    ds.m_channels = fmt->channels;
+    ds.m_srgbEncode = fmt->srgb && info.reduction == Reduction::Average;
+    const DeviceFunctions& f = device.fn();
+    VkDevice d = device.handle();
+    const VkAllocationCallbacks* a = device.allocator();
+
+    VkDescriptorSetLayoutBinding bindings[4] = {
+        {detail::kDownsampleBindingSource, VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
+        {detail::kDownsampleBindingDst, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, kMaxOutputLevels, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
+        {detail::kDownsampleBindingScratch, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
+        {detail::kDownsampleBindingDstMax, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, kMaxOutputLevels, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
+    };
+    VkDescriptorSetLayoutCreateInfo setInfo{};
+    setInfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO;
+    setInfo.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
+    setInfo.bindingCount = minmax ? 4 : 3;
+    setInfo.pBindings = bindings;
+    VkResult r = f.vkCreateDescriptorSetLayout(d, &setInfo, a, &ds.m_setLayout);
+    if (r != VK_SUCCESS) return device.fail(r, "%s: vkCreateDescriptorSetLayout failed (%d)", fn, static_cast<int>(r));
+
+    VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(detail::DownsamplePush)};
+    VkPipelineLayoutCreateInfo layoutInfo{};
+    layoutInfo.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO;
+    layoutInfo.setLayoutCount = 1;
+    layoutInfo.pSetLayouts = &ds.m_setLayout;
+    layoutInfo.pushConstantRangeCount = 1;
+    layoutInfo.pPushConstantRanges = &range;
+    r = f.vkCreatePipelineLayout(d, &layoutInfo, a, &ds.m_pipelineLayout);
+    if (r != VK_SUCCESS) return device.fail(r, "%s: vkCreatePipelineLayout failed (%d)", fn, static_cast<int>(r));
+
+    VkShaderModuleCreateInfo moduleInfo{};
+
+    moduleInfo.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO;
+    moduleInfo.codeSize = minmax ? fmt->minmaxBytes : fmt->singleBytes;
+    moduleInfo.pCode = minmax ? fmt->minmax : fmt->single;
+    VkShaderModule module = VK_NULL_HANDLE;
+    r = f.vkCreateShaderModule(d, &moduleInfo, a, &module);
+    if (r != VK_SUCCESS) return device.fail(r, "%s: vkCreateShaderModule failed (%d)", fn, static_cast<int>(r));
+
+    struct Spec {
+        std::uint32_t reduction;
+        VkBool32 useSubgroups;
+        VkBool32 srgb;
+    } spec{minmax ? 0u : static_cast<std::uint32_t>(info.reduction),
+           device.subgroupShuffle() && !(info.flags & DownsamplerFlagSharedMemoryOnly),
+           ds.m_srgbEncode};
+    VkSpecializationMapEntry entries[3] = {{0, offsetof(Spec, reduction), sizeof(std::uint32_t)},
+                                           {1, offsetof(Spec, useSubgroups), sizeof(VkBool32)},
+                                           {2, offsetof(Spec, srgb), sizeof(VkBool32)}};
+    VkSpecializationInfo specInfo{3, entries, sizeof(Spec), &spec};
+    VkComputePipelineCreateInfo pipelineInfo{};
+    pipelineInfo.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO;
+    pipelineInfo.stage = {};
+    pipelineInfo.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+    pipelineInfo.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+    pipelineInfo.stage.module = module;
+    pipelineInfo.stage.pName = "main";
+    pipelineInfo.stage.pSpecializationInfo = &specInfo;
+    pipelineInfo.layout = ds.m_pipelineLayout;
+    r = f.vkCreateComputePipelines(d, device.pipelineCache(), 1, &pipelineInfo, a, &ds.m_pipeline);
+    f.vkDestroyShaderModule(d, module, a);
+    if (r != VK_SUCCESS) return device.fail(r, "%s: vkCreateComputePipelines failed (%d)", fn, static_cast<int>(r));
+
+    // Owned scratch: host-visible so that it can be zeroed here, without a queue.
+    ds.m_scratchSize = std::max<VkDeviceSize>(info.scratchSize, 256);
+    VkBufferCreateInfo bufferInfo{};
+    bufferInfo.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
+    bufferInfo.size = ds.m_scratchSize;
+    bufferInfo.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+    bufferInfo.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+    r = f.vkCreateBuffer(d, &bufferInfo, a, &ds.m_scratch);
+    if (r != VK_SUCCESS) return device.fail(r, "%s: vkCreateBuffer (scratch) failed (%d)", fn, static_cast<int>(r));
+    VkMemoryRequirements req{};
+    f.vkGetBufferMemoryRequirements(d, ds.m_scratch, &req);
+    std::uint32_t type = detail::findMemoryType(device.memoryProperties(), req.memoryTypeBits,
+                                                VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,
+                                                VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+    if (type == UINT32_MAX) {
+        return device.fail(VK_ERROR_OUT_OF_DEVICE_MEMORY, "%s: no host-visible memory type for the scratch", fn);
+    }
+    VkMemoryAllocateInfo alloc{};
+    alloc.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
+    alloc.allocationSize = req.size;
+    alloc.memoryTypeIndex = type;
+    r = f.vkAllocateMemory(d, &alloc, a, &ds.m_scratchMemory);
+    if (r == VK_ERROR_OUT_OF_DEVICE_MEMORY) {
+        // A small device-local host-visible heap may be full: fall back to any host-visible type.
+        type = detail::findMemoryType(device.memoryProperties(), req.memoryTypeBits,
+                                      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT, 0);
+        alloc.memoryTypeIndex = type;
+        r = f.vkAllocateMemory(d, &alloc, a, &ds.m_scratchMemory);
+    }
+    if (r != VK_SUCCESS) return device.fail(r, "%s: vkAllocateMemory (scratch) failed (%d)", fn, static_cast<int>(r));
+    r = f.vkBindBufferMemory(d, ds.m_scratch, ds.m_scratchMemory, 0);
+    void* mapped = nullptr;
+    if (r == VK_SUCCESS) r = f.vkMapMemory(d, ds.m_scratchMemory, 0, VK_WHOLE_SIZE, 0, &mapped);
+    if (r != VK_SUCCESS) return device.fail(r, "%s: binding or mapping the scratch failed (%d)", fn, static_cast<int>(r));
+    std::memset(mapped, 0, static_cast<std::size_t>(req.size));
+    VkMappedMemoryRange flush{};
+    flush.sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE;
+    flush.memory = ds.m_scratchMemory;
+    flush.size = VK_WHOLE_SIZE;
+    r = f.vkFlushMappedMemoryRanges(d, 1, &flush);
+    f.vkUnmapMemory(d, ds.m_scratchMemory);
+    if (r != VK_SUCCESS) return device.fail(r, "%s: flushing the scratch failed (%d)", fn, static_cast<int>(r));
+
+    *downsampler = std::move(ds);
+    return VK_SUCCESS;
+}
+
+inline ScratchRequirements Downsampler::scratchRequirements(VkExtent2D extent, std::uint32_t layerCount,
+                                                            std::uint32_t levelCount) const
+{
+    ScratchRequirements req;
+    if (!m_device) return req;
+    std::uint32_t wordsPerTexel = m_channels * (m_info.reduction == Reduction::MinMax ? 2u : 1u);
+    detail::DownsampleScratchLayout l =
+        detail::downsampleScratchLayout(extent, layerCount, levelCount, wordsPerTexel);
+    req.size = std::max<VkDeviceSize>(l.words * 4, 16);
+    req.alignment = std::max<VkDeviceSize>(m_device->properties().limits.minStorageBufferOffsetAlignment, 4);
+    return req;
+}
+
+inline VkResult Downsampler::resolve(const DownsampleInfo& info, Chain* c) const
+{
+    const char* fn = "vkfx::Downsampler::record";
+    const Device& dev = *m_device;
+    const DownsampleTarget* t = info.target;
+    if (!t || !t->valid()) return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: target is null or destroyed", fn);
+    if (t->m_device->handle() != dev.handle()) {
+        return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: target belongs to another VkDevice", fn);
+    }
+    const DownsampleTargetCreateInfo& ti = t->m_info;
+    if (ti.format != m_info.format) {
+        return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT,
+                        "%s: target format %d differs from the Downsampler's %d", fn,
+                        static_cast<int>(ti.format), static_cast<int>(m_info.format));
+    }
+    const bool depth = m_info.depthFormat != VK_FORMAT_UNDEFINED;
+    const bool minmax = m_info.reduction == Reduction::MinMax;
+    if (minmax && !ti.maxImage) {
+        return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: Reduction::MinMax needs a target with maxImage", fn);
+    }
+    *c = Chain{};
+    c->layers = ti.layerCount;
+    std::uint32_t firstDst = 0; // image level of the first destination slot
+    if (depth) {
+        if (!t->m_depth) return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: a depth Downsampler needs a target with a depth image", fn);
+        if (ti.depth.format != m_info.depthFormat) {
+            return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: target depth format %d differs from the Downsampler's %d", fn,
+                            static_cast<int>(ti.depth.format), static_cast<int>(m_info.depthFormat));
+        }
+        if (info.baseLevel != 0) return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: depth pyramids read level 0 (baseLevel %u)", fn, info.baseLevel);
+        const bool copy = m_info.depthLevelZero == DepthLevelZero::Copy;
+        VkExtent2D expect = copy ? ti.depth.extent
+                                 : VkExtent2D{detail::mipExtent(ti.depth.extent.width, 1),
+                                              detail::mipExtent(ti.depth.extent.height, 1)};
+        if (expect.width != ti.extent.width || expect.height != ti.extent.height) {
+            return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT,
+                            "%s: pyramid extent %ux%u should be %ux%u for a %ux%u depth image (%s)", fn,
+                            ti.extent.width, ti.extent.height, expect.width, expect.height,
+                            ti.depth.extent.width, ti.depth.extent.height, copy ? "Copy" : "Reduce");
+        }
+        std::uint32_t count = info.levelCount == VK_REMAINING_MIP_LEVELS ? ti.mipLevels : info.levelCount;
+        if (count == 0 || count > ti.mipLevels) {
+            return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: levelCount %u is outside 1..%u", fn, count, ti.mipLevels);
+        }
+        c->source = t->m_depth;
+        c->extent = ti.depth.extent;
+        c->copyLevel0 = copy ? 1u : 0u;
+        c->levels = copy ? count - 1 : count;
+        if (count > kMaxOutputLevels) {
+            return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: %u levels in one record; at most %u", fn, count, kMaxOutputLevels);
+        }
+    } else {
+        if (t->m_depth) return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: target has a depth image but the Downsampler is not a depth pyramid", fn);
+        if (info.baseLevel >= ti.mipLevels) {
+            return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: baseLevel %u is beyond the image's %u levels", fn,
+                            info.baseLevel, ti.mipLevels);
+        }
+        std::uint32_t rest = ti.mipLevels - 1 - info.baseLevel;
+        if (info.levelCount == VK_REMAINING_MIP_LEVELS && rest == 0) {
+            *c = Chain{}; // nothing below the level read: a valid no-op
+            return VK_SUCCESS;
+        }
+        std::uint32_t count = info.levelCount == VK_REMAINING_MIP_LEVELS ? rest : info.levelCount;
+        if (count == 0 || count > rest) {
+            return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT,
+                            "%s: levelCount %u: levels %u..%u are outside the image's chain of %u levels",
+                            fn, count, info.baseLevel + 1, info.baseLevel + count, ti.mipLevels);
+        }
+        if (count > kMaxOutputLevels) {
+            return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: %u levels in one record; at most %u", fn, count, kMaxOutputLevels);
+        }
+        const bool raw = t->m_sampledRaw[0] != VK_NULL_HANDLE && !m_srgbEncode;
+        c->source = raw ? t->m_sampledRaw[info.baseLevel] : t->m_sampled[info.baseLevel];
+        c->extent = {detail::mipExtent(ti.extent.width, info.baseLevel),
+                     detail::mipExtent(ti.extent.height, info.baseLevel)};
+        c->copyLevel0 = 0;
+        c->levels = count;
+        firstDst = info.baseLevel + 1;
+    }
+    const std::uint32_t outputs = c->levels + c->copyLevel0;
+    for (std::uint32_t i = 0; i < kMaxOutputLevels; ++i) {
+        // Unused slots repeat the last level written: every statically used descriptor is valid.
+        std::uint32_t level = firstDst + std::min(i, outputs - 1);
+        c->dst[i] = t->m_storage[level];
+        c->dstMax[i] = minmax ? t->m_storageMax[level] : VK_NULL_HANDLE;
+    }
+
+    switch (info.sourceLayout) {
+    case VK_IMAGE_LAYOUT_GENERAL:
+    case VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL:
+    case VK_IMAGE_LAYOUT_READ_ONLY_OPTIMAL:
+        break;
+    case VK_IMAGE_LAYOUT_DEPTH_STENCIL_READ_ONLY_OPTIMAL:
+    case VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL:
+        if (depth) break;
+        [[fallthrough]];
+    default:
+        return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: sourceLayout %d cannot be sampled here", fn,
+                        static_cast<int>(info.sourceLayout));
+    }
+
+    std::uint32_t wordsPerTexel = m_channels * (minmax ? 2u : 1u);
+    c->layout = detail::downsampleScratchLayout(c->extent, c->layers, c->levels, wordsPerTexel);
+    VkDeviceSize need = std::max<VkDeviceSize>(c->layout.words * 4, 16);
+    if (c->layout.words > UINT32_MAX / 2) {
+        return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: the image needs more scratch than one dispatch can address", fn);
+    }
+    if (info.scratchBuffer) {
+        VkDeviceSize align = std::max<VkDeviceSize>(dev.properties().limits.minStorageBufferOffsetAlignment, 4);
+        if (info.scratchOffset % align != 0) {
+            return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT,
+                            "%s: scratchOffset %llu is not a multiple of %llu", fn,
+                            static_cast<unsigned long long>(info.scratchOffset), static_cast<unsigned long long>(align));
+        }
+        if (info.scratchSize != VK_WHOLE_SIZE && info.scratchSize < need) {
+            return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT,
+                            "%s: scratch of %llu bytes is too small; this record needs %llu", fn,
+                            static_cast<unsigned long long>(info.scratchSize), static_cast<unsigned long long>(need));
+        }
+        c->scratch = info.scratchBuffer;
+        c->scratchOffset = info.scratchOffset;
+    } else {
+        if (need > m_scratchSize) {
+            return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT,
+                            "%s: this record needs %llu bytes of scratch and the Downsampler owns %llu: "
+                            "create it with a larger scratchSize or pass DownsampleInfo::scratchBuffer",
+                            fn, static_cast<unsigned long long>(need), static_cast<unsigned long long>(m_scratchSize));
+        }
+        c->scratch = m_scratch;
+        c->scratchOffset = 0;
+    }
+    c->scratchRange = need;
+    return VK_SUCCESS;
+}
+
+inline VkResult Downsampler::record(VkCommandBuffer cmd, const DownsampleInfo& info) const
+{
+    if (!m_device) {
+        return detail::fail(nullptr, nullptr, VK_ERROR_VALIDATION_FAILED_EXT,
+                            "vkfx::Downsampler::record: the Downsampler is not created");
+    }
+    if (!cmd) return m_device->fail(VK_ERROR_VALIDATION_FAILED_EXT, "vkfx::Downsampler::record: cmd is VK_NULL_HANDLE");
+    Chain c;
+    VkResult r = resolve(info, &c);
+    if (r != VK_SUCCESS || (c.levels == 0 && c.copyLevel0 == 0)) return r;
+    const DeviceFunctions& f = m_device->fn();
+    const bool minmax = m_info.reduction == Reduction::MinMax;
+
+    VkBufferMemoryBarrier barrier{};
+
+    barrier.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER;
+    barrier.srcAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+    barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+    barrier.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+    barrier.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+    barrier.buffer = c.scratch;
+    barrier.offset = c.scratchOffset;
+    barrier.size = c.scratchRange;
+    f.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0,
+                           0, nullptr, 1, &barrier, 0, nullptr);
+
+    f.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, m_pipeline);
+    VkDescriptorImageInfo source{VK_NULL_HANDLE, c.source, info.sourceLayout};
+    VkDescriptorImageInfo dst[kMaxOutputLevels], dstMax[kMaxOutputLevels];
+    for (std::uint32_t i = 0; i < kMaxOutputLevels; ++i) {
+        dst[i] = {VK_NULL_HANDLE, c.dst[i], VK_IMAGE_LAYOUT_GENERAL};
+        dstMax[i] = {VK_NULL_HANDLE, c.dstMax[i], VK_IMAGE_LAYOUT_GENERAL};
+    }
+    VkDescriptorBufferInfo scratch{c.scratch, c.scratchOffset, c.scratchRange};
+    VkWriteDescriptorSet writes[4] = {};
+    for (VkWriteDescriptorSet& w : writes) w.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+    writes[0].dstBinding = detail::kDownsampleBindingSource;
+    writes[0].descriptorCount = 1;
+    writes[0].descriptorType = VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE;
+    writes[0].pImageInfo = &source;
+    writes[1].dstBinding = detail::kDownsampleBindingDst;
+    writes[1].descriptorCount = kMaxOutputLevels;
+    writes[1].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
+    writes[1].pImageInfo = dst;
+    writes[2].dstBinding = detail::kDownsampleBindingScratch;
+    writes[2].descriptorCount = 1;
+    writes[2].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    writes[2].pBufferInfo = &scratch;
+    writes[3].dstBinding = detail::kDownsampleBindingDstMax;
+    writes[3].descriptorCount = kMaxOutputLevels;
+    writes[3].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
+    writes[3].pImageInfo = dstMax;
+    f.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, m_pipelineLayout, 0, minmax ? 4 : 3, writes);
+
+    detail::DownsamplePush push{};
+    push.extent[0] = c.extent.width;
+    push.extent[1] = c.extent.height;
+    push.levelCount = c.levels;
+    push.copyLevel0 = c.copyLevel0;
+    push.counterOffset1 = c.layout.counterOffset1;
+    push.counterOffset2 = c.layout.counterOffset2;
+    push.dataOffset6 = c.layout.dataOffset6;
+    push.dataOffset12 = c.layout.dataOffset12;
+    f.vkCmdPushConstants(cmd, m_pipelineLayout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
+    f.vkCmdDispatch(cmd, detail::mipExtent(c.extent.width, 6), detail::mipExtent(c.extent.height, 6), c.layers);
+    return VK_SUCCESS;
+}
+
+} // namespace vkfx

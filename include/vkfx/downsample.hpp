@@ -1,0 +1,265 @@
+// vkfx downsample: a whole mip chain (or depth pyramid) in one dispatch.
+//
+//   vkfx::Downsampler spd;     // one per (format, reduction) and device
+//   vkfx::Downsampler::create(dev, {.format = VK_FORMAT_R8G8B8A8_SRGB}, &spd);
+//   vkfx::DownsampleTarget target;  // one per image: the views vkfx needs
+//   vkfx::DownsampleTarget::create(dev, {.image = img, .format = VK_FORMAT_R8G8B8A8_SRGB,
+//       .extent = {w, h}, .mipLevels = levels, .layerCount = 6,
+//       .usage = usage, .flags = flags}, &target);
+//   spd.record(cmd, {.target = &target});   // mips 1..levels-1 of all six faces
+//
+// The chain (what every level holds). Level k+1 has Vulkan's mip extent max(1, floor(e_k / 2)).
+// Its texel x reduces texels 2x and 2x+1 of level k, plus 2x+2 when x is the last texel and e_k
+// is odd, so an odd edge folds its third row or column into the last texel and no source texel
+// is ever dropped; where e_k is 1 the texel reduces texel 0 alone (the other axis keeps halving).
+// The same rule holds for y, so a footprint is 1..3 x 1..3 texels.
+//   Average  the mean of the footprint, in linear light for sRGB formats. Intermediate levels
+//            are carried in fp32 and each stored value is rounded once (fp16 and 11/10-bit
+//            floats to nearest by vkfx itself, whatever the hardware's store rounding), so every
+//            level is within 1 unit in the last place of the exact mean of the exact chain
+//            (unorm and sRGB: 1 code; fp16, 11/10-bit floats: 1 ulp; fp32: 1e-5 relative).
+//   Min/Max  the minimum / maximum of the footprint, per channel, bit-exact: a depth pyramid
+//            built with them is conservative. (NaN inputs give unspecified results.)
+//   MinMax   both from one read, into two images (DownsampleTargetCreateInfo::maxImage).
+//
+// Depth pyramids. A Downsampler created with depthFormat (D32_SFLOAT or D16_UNORM) reads level 0
+// of a depth image (DownsampleTargetCreateInfo::depth) and writes an R32_SFLOAT pyramid: its
+// level 0 is a copy of the depth (DepthLevelZero::Copy) or the first reduction
+// (DepthLevelZero::Reduce, pyramid extent = max(1, depth extent / 2)). The pyramid holds the
+// depth as the device samples it: D16 codes become code / 65535 as the sampler converts them
+// (lavapipe's conversion is 1 fp32 ulp below the correctly rounded quotient for some codes).
+//
+// How it works. Each workgroup reduces a 64x64 block of the level read to one texel six levels
+// up, writing the levels between; a tree of atomic counters in the scratch buffer elects, for
+// every 64x64 block of those texels, the last group to finish, which goes on with the next six
+// levels - so any extent and any number of layers is one dispatch. Counters are handed over under
+// the Vulkan memory model and left at zero. Interior blocks use subgroup shuffles where the
+// device has them (DownsamplerFlags::SharedMemoryOnly turns that off); both paths give identical
+// results.
+//
+// Formats (format / what is written through):
+//   R8G8B8A8_UNORM, B8G8R8A8_UNORM, R16G16B16A16_SFLOAT, R16G16_SFLOAT, R32_SFLOAT,
+//   R32G32B32A32_SFLOAT, B10G11R11_UFLOAT_PACK32, R16_UNORM: the format itself;
+//   R8G8B8A8_SRGB, B8G8R8A8_SRGB: sRGB formats cannot be storage images, so vkfx reads through an
+//   sRGB view (hardware decode) and writes through a UNORM view (it encodes): create the image
+//   with VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT | VK_IMAGE_CREATE_EXTENDED_USAGE_BIT.
+//   B8G8R8A8 formats need the shaderStorageImageWriteWithoutFormat feature; R16_UNORM,
+//   R16G16_SFLOAT and B10G11R11_UFLOAT_PACK32 need shaderStorageImageExtendedFormats.
+#pragma once
+
+#include <vkfx/core.hpp>
+#include <vkfx/spirv/downsample.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+
+namespace vkfx {
+
+enum class Reduction : std::uint32_t {
+    Average = 0,
+    Min = 1,
+    Max = 2,
+    MinMax = 3, // min into DownsampleTargetCreateInfo::image, max into ::maxImage
+};
+
+enum class DepthLevelZero : std::uint32_t {
+    Copy,   // pyramid level 0 = the depth image (same extent)
+    Reduce, // pyramid level 0 = the first reduction of the depth image (half extent)
+};
+
+enum DownsamplerFlagBits : std::uint32_t {
+    // Reduce through shared memory only, never with subgroup operations (same results; for
+    // testing, or for drivers whose subgroup support you distrust).
+    DownsamplerFlagSharedMemoryOnly = 1u << 0,
+};
+using DownsamplerFlags = std::uint32_t;
+
+struct DownsamplerCreateInfo {
+    // Format of the images whose levels are written (for depth pyramids: VK_FORMAT_R32_SFLOAT).
+    VkFormat format = VK_FORMAT_UNDEFINED;
+    Reduction reduction = Reduction::Average;
+    // Optional: VK_FORMAT_D32_SFLOAT or VK_FORMAT_D16_UNORM to build depth pyramids from a depth
+    // image (DownsampleTargetCreateInfo::depth).
+    VkFormat depthFormat = VK_FORMAT_UNDEFINED;
+    DepthLevelZero depthLevelZero = DepthLevelZero::Copy;
+    DownsamplerFlags flags = 0;
+    // Bytes of scratch the Downsampler owns (host-visible, device-local where possible) for
+    // records that pass no DownsampleInfo::scratch. 4 MiB covers a single 4-channel 16384^2 image
+    // (1 MiB a layer) or a 6-layer cube up to 8192^2; scratchRequirements() gives exact figures.
+    // 0 still allocates the minimum needed for chains of up to 6 levels.
+    VkDeviceSize scratchSize = VkDeviceSize{4} << 20;
+};
+
+struct DownsampleTargetCreateInfo {
+    // The image whose levels are read and written. Required.
+    VkImage image = VK_NULL_HANDLE;
+    // Its creation parameters, as passed to vkCreateImage (vkfx cannot query them): format,
+    // extent of level 0, mipLevels, usage and flags. Required: usage must contain STORAGE (and
+    // SAMPLED unless the target is a depth pyramid); sRGB formats need MUTABLE_FORMAT.
+    VkFormat format = VK_FORMAT_UNDEFINED;
+    VkExtent2D extent = {0, 0};
+    std::uint32_t mipLevels = 1;
+    VkImageUsageFlags usage = 0;
+    VkImageCreateFlags flags = 0;
+    // The layers processed (a cube is 6 layers; a cube array 6n).
+    std::uint32_t baseArrayLayer = 0;
+    std::uint32_t layerCount = 1;
+    // Reduction::MinMax only: the image that receives the max chain, created exactly like `image`
+    // (its level 0 is not read).
+    VkImage maxImage = VK_NULL_HANDLE;
+    // Depth pyramids only: the depth image read (its level 0, same layers as `image`).
+    struct Depth {
+        VkImage image = VK_NULL_HANDLE;
+        VkFormat format = VK_FORMAT_UNDEFINED; // D32_SFLOAT or D16_UNORM
+        VkExtent2D extent = {0, 0};
+        VkImageUsageFlags usage = 0; // must contain SAMPLED
+    } depth = {};
+};
+
+// The image views one image needs for downsampling: create once per image, keep while the
+// image lives, destroy before the image. Targets are independent of Downsamplers: one target can
+// be used with any Downsampler of its format.
+class DownsampleTarget {
+public:
+    static constexpr std::uint32_t kMaxLevels = 16;
+
+    // Validates the description (VK_ERROR_VALIDATION_FAILED_EXT / FORMAT_NOT_SUPPORTED with a
+    // reason) and creates the views. `device` must outlive the target.
+    static VkResult create(const Device& device, const DownsampleTargetCreateInfo& info,
+                           DownsampleTarget* target);
+
+    DownsampleTarget() = default;
+    DownsampleTarget(const DownsampleTarget&) = delete;
+    DownsampleTarget& operator=(const DownsampleTarget&) = delete;
+    DownsampleTarget(DownsampleTarget&& other) noexcept { swap(other); }
+    DownsampleTarget& operator=(DownsampleTarget&& other) noexcept
+    {
+        if (this != &other) {
+            destroy();
+            swap(other);
+        }
+        return *this;
+    }
+    ~DownsampleTarget() { destroy(); }
+
+    // Destroys the views (null-safe). No command buffer that uses the target may be pending.
+    void destroy();
+    bool valid() const { return m_device != nullptr; }
+    const DownsampleTargetCreateInfo& info() const { return m_info; }
+
+private:
+    friend class Downsampler;
+    void swap(DownsampleTarget& other) noexcept;
+
+    const Device* m_device = nullptr;
+    DownsampleTargetCreateInfo m_info{};
+    VkImageView m_sampled[kMaxLevels] = {};      // format view per level (sRGB decodes)
+    VkImageView m_sampledRaw[kMaxLevels] = {};   // UNORM view per level of sRGB images
+    VkImageView m_storage[kMaxLevels] = {};      // storage view per level
+    VkImageView m_storageMax[kMaxLevels] = {};   // storage views of maxImage
+    VkImageView m_depth = VK_NULL_HANDLE;        // depth aspect, level 0
+};
+
+struct DownsampleInfo {
+    // Required. Its format must be the Downsampler's.
+    const DownsampleTarget* target = nullptr;
+    // The level read; levels baseLevel+1 .. baseLevel+levelCount are written.
+    // Depth pyramids: must be 0; the depth image's level 0 is read and pyramid levels
+    // 0 .. levelCount-1 are written.
+    std::uint32_t baseLevel = 0;
+    // VK_REMAINING_MIP_LEVELS: the rest of the image's chain (nothing, and VK_SUCCESS, when
+    // baseLevel is the image's last level).
+    std::uint32_t levelCount = VK_REMAINING_MIP_LEVELS;
+    // Layout of the level read: GENERAL, SHADER_READ_ONLY_OPTIMAL or READ_ONLY_OPTIMAL (depth:
+    // also DEPTH_STENCIL_READ_ONLY_OPTIMAL / DEPTH_READ_ONLY_OPTIMAL). Written levels: GENERAL.
+    VkImageLayout sourceLayout = VK_IMAGE_LAYOUT_GENERAL;
+    // Optional scratch (buffer with STORAGE usage, offset aligned to
+    // minStorageBufferOffsetAlignment, at least scratchRequirements().size bytes, zero-filled
+    // before its first use: vkfx leaves it zero). Null: the Downsampler's own scratch.
+    VkBuffer scratchBuffer = VK_NULL_HANDLE;
+    VkDeviceSize scratchOffset = 0;
+    VkDeviceSize scratchSize = VK_WHOLE_SIZE;
+};
+
+struct ScratchRequirements {
+    VkDeviceSize size = 0;
+    VkDeviceSize alignment = 0;
+    VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+};
+
+class Downsampler {
+public:
+    static constexpr std::uint32_t kMaxOutputLevels = 15;
+
+    // Creates the pipeline for one format and reduction. Errors: VK_ERROR_FORMAT_NOT_SUPPORTED
+    // (format not in the list above, or the device cannot sample / store it),
+    // VK_ERROR_FEATURE_NOT_PRESENT (B8G8R8A8 without shaderStorageImageWriteWithoutFormat, too
+    // few push descriptors), VK_ERROR_VALIDATION_FAILED_EXT (bad combination), or Vulkan's own.
+    // `device` must outlive the Downsampler.
+    static VkResult create(const Device& device, const DownsamplerCreateInfo& info,
+                           Downsampler* downsampler);
+
+    Downsampler() = default;
+    Downsampler(const Downsampler&) = delete;
+    Downsampler& operator=(const Downsampler&) = delete;
+    Downsampler(Downsampler&& other) noexcept { swap(other); }
+    Downsampler& operator=(Downsampler&& other) noexcept
+    {
+        if (this != &other) {
+            destroy();
+            swap(other);
+        }
+        return *this;
+    }
+    ~Downsampler() { destroy(); }
+
+    // Destroys the pipeline and the owned scratch (null-safe). No command buffer that uses the
+    // Downsampler may be pending.
+    void destroy();
+    bool valid() const { return m_device != nullptr; }
+
+    // Scratch that a record reading a level of `extent` (the level read: for depth pyramids the
+    // depth image) over `layerCount` layers and writing `levelCount` levels needs.
+    ScratchRequirements scratchRequirements(VkExtent2D extent, std::uint32_t layerCount,
+                                            std::uint32_t levelCount) const;
+
+    // Records the generation of the levels described by `info` for every layer of the target.
+    //
+    // Appends to `cmd` (a compute-capable command buffer in the recording state):
+    //   1. one vkCmdPipelineBarrier: COMPUTE_SHADER (SHADER_READ|WRITE) -> COMPUTE_SHADER
+    //      (SHADER_READ|WRITE) on the scratch range, ordering this record after earlier users of
+    //      the same scratch on the queue;
+    //   2. vkCmdBindPipeline, vkCmdPushDescriptorSetKHR (set 0), vkCmdPushConstants, and one
+    //      vkCmdDispatch.
+    // It disturbs the compute pipeline binding, push descriptor set 0 and push constants.
+    // Synchronization before and after is the caller's: the level read must be visible to
+    // COMPUTE_SHADER / SHADER_SAMPLED_READ, the written levels are written by COMPUTE_SHADER /
+    // SHADER_STORAGE_WRITE (all of them in VK_IMAGE_LAYOUT_GENERAL).
+    // Errors (nothing recorded, reason in lastError()): VK_ERROR_VALIDATION_FAILED_EXT for a null
+    // cmd or target, a target of another format or device, levels outside the image, more than 15
+    // levels, a missing maxImage / depth image, scratch that is too small or misaligned.
+    // Cost: reads the level read once and writes every written level once.
+    VkResult record(VkCommandBuffer cmd, const DownsampleInfo& info) const;
+
+private:
+    struct Chain;
+    VkResult resolve(const DownsampleInfo& info, Chain* chain) const;
+    void swap(Downsampler& other) noexcept;
+
+    const Device* m_device = nullptr;
+    DownsamplerCreateInfo m_info{};
+    std::uint32_t m_channels = 0;
+    bool m_srgbEncode = false;
+    VkDescriptorSetLayout m_setLayout = VK_NULL_HANDLE;
+    VkPipelineLayout m_pipelineLayout = VK_NULL_HANDLE;
+    VkPipeline m_pipeline = VK_NULL_HANDLE;
+    VkBuffer m_scratch = VK_NULL_HANDLE;
+    VkDeviceMemory m_scratchMemory = VK_NULL_HANDLE;
+    VkDeviceSize m_scratchSize = 0;
+};
+
+} // namespace vkfx
+
+#include <vkfx/detail/downsample_impl.hpp>

@@ -1,0 +1,87 @@
+// Storage formats of the images vkfx writes. Exactly one VKFX_FMT_<name> is defined per variant
+// (by the build); it fixes the GLSL image format qualifier and how many channels the kernel carries.
+//   VKFX_CHANNELS      1..4: components filtered (the rest are written as 0, alpha as 1)
+//   VKFX_DST_LAYOUT(b) layout() of a destination storage image at binding b
+//   VKFX_ROUND(v)      v (a vec4) rounded to the nearest value the format stores, ties to even,
+//                      for formats whose hardware conversion may truncate (fp16 and the 11/10-bit
+//                      floats are stored by rounding toward zero on common GPUs); the identity
+//                      for the others, which the hardware converts exactly or to nearest.
+// bgra8 has no GLSL format qualifier: it is written without one, which needs the device feature
+// shaderStorageImageWriteWithoutFormat. r16, rg16f and r11g11b10f need
+// shaderStorageImageExtendedFormats.
+#ifndef VKFX_COMMON_FORMAT_GLSL
+#define VKFX_COMMON_FORMAT_GLSL
+
+#if defined(VKFX_FMT_rgba8)
+#define VKFX_CHANNELS 4
+#define VKFX_DST_LAYOUT(b) layout(set = 0, binding = b, rgba8)
+#define VKFX_ROUND(v) (v)
+#elif defined(VKFX_FMT_bgra8)
+#define VKFX_CHANNELS 4
+#define VKFX_DST_LAYOUT(b) layout(set = 0, binding = b)
+#define VKFX_ROUND(v) (v)
+#elif defined(VKFX_FMT_rgba16f)
+#define VKFX_CHANNELS 4
+#define VKFX_DST_LAYOUT(b) layout(set = 0, binding = b, rgba16f)
+#define VKFX_ROUND(v) roundToMantissa((v), ivec4(10))
+#elif defined(VKFX_FMT_rg16f)
+#define VKFX_CHANNELS 2
+#define VKFX_DST_LAYOUT(b) layout(set = 0, binding = b, rg16f)
+#define VKFX_ROUND(v) roundToMantissa((v), ivec4(10))
+#elif defined(VKFX_FMT_r32f)
+#define VKFX_CHANNELS 1
+#define VKFX_DST_LAYOUT(b) layout(set = 0, binding = b, r32f)
+#define VKFX_ROUND(v) (v)
+#elif defined(VKFX_FMT_rgba32f)
+#define VKFX_CHANNELS 4
+#define VKFX_DST_LAYOUT(b) layout(set = 0, binding = b, rgba32f)
+#define VKFX_ROUND(v) (v)
+#elif defined(VKFX_FMT_r11g11b10f)
+#define VKFX_CHANNELS 3
+#define VKFX_DST_LAYOUT(b) layout(set = 0, binding = b, r11f_g11f_b10f)
+#define VKFX_ROUND(v) roundToMantissa((v), ivec4(6, 6, 5, 0))
+#elif defined(VKFX_FMT_r16)
+#define VKFX_CHANNELS 1
+#define VKFX_DST_LAYOUT(b) layout(set = 0, binding = b, r16)
+#define VKFX_ROUND(v) (v)
+#else
+#error "define one VKFX_FMT_<name>"
+#endif
+
+// VEC: the per-texel value type; VEC_FROM4 takes the filtered channels of a fetched texel;
+// VEC_TO4 widens a value for imageStore.
+#if VKFX_CHANNELS == 1
+#define VEC float
+#define VEC_FROM4(v) (v).r
+#define VEC_TO4(v) vec4((v), 0.0, 0.0, 1.0)
+#elif VKFX_CHANNELS == 2
+#define VEC vec2
+#define VEC_FROM4(v) (v).rg
+#define VEC_TO4(v) vec4((v), 0.0, 1.0)
+#elif VKFX_CHANNELS == 3
+#define VEC vec3
+#define VEC_FROM4(v) (v).rgb
+#define VEC_TO4(v) vec4((v), 1.0)
+#else
+#define VEC vec4
+#define VEC_FROM4(v) (v)
+#define VEC_TO4(v) (v)
+#endif
+
+// Rounds each channel of v (finite) to the nearest float with `bits` mantissa bits and the 5-bit
+// exponent of fp16 / 11-bit / 10-bit floats (denormals below 2^-14), ties to even. Exact: the
+// scale factors are powers of two built from their bits. A channel with bits == 0 is unchanged.
+vec4 roundToMantissa(vec4 v, ivec4 bits)
+{
+    vec4 r = v;
+    for (int c = 0; c < 4; ++c) {
+        if (bits[c] == 0) continue;
+        int e = max(int((floatBitsToUint(v[c]) >> 23) & 0xFFu) - 127, -14);
+        float ulp = uintBitsToFloat(uint(e - bits[c] + 127) << 23);
+        float inv = uintBitsToFloat(uint(127 - e + bits[c]) << 23);
+        r[c] = roundEven(v[c] * inv) * ulp;
+    }
+    return r;
+}
+
+#endif

@@ -1,0 +1,1438 @@
+// vkfx::Downsampler: every written level of every layer against the CPU reference built from the
+// definition in include/vkfx/downsample.hpp (tests/support/reference.hpp).
+//
+// Each case: create the image, upload the level read, poison the levels that will be written
+// (NaN / random codes, so that a texel never written cannot pass), record with the vkfx API,
+// download every written level of every layer and compare: Min / Max bit-exact, Average within
+// vkfx's documented bound (1 code for unorm / sRGB, 1 ulp for small floats, 1e-5 for fp32).
+// Levels that must not be written are checked to still hold the poison.
+//
+// VKFX_TEST_VERBOSE=1 prints the largest error of every case.
+#include "support/compare.hpp"
+#include "support/formats.hpp"
+#include "support/gpu.hpp"
+#include "support/reference.hpp"
+#include "support/vulkan_context.hpp"
+
+#include <vkfx/downsample.hpp>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace {
+
+using namespace vkfx_test;
+using vkfx::Reduction;
+
+// ---------------------------------------------------------------------------------------------
+// Names
+
+const char *reductionName(Reduction r) {
+    switch (r) {
+    case Reduction::Average:
+        return "Average";
+    case Reduction::Min:
+        return "Min";
+    case Reduction::Max:
+        return "Max";
+    case Reduction::MinMax:
+        return "MinMax";
+    }
+    return "?";
+}
+
+std::string extentName(VkExtent2D e) {
+    return std::to_string(e.width) + "x" + std::to_string(e.height);
+}
+
+bool verbose() {
+    static const bool v = [] {
+        const char *s = std::getenv("VKFX_TEST_VERBOSE");
+        return s && std::strcmp(s, "1") == 0;
+    }();
+    return v;
+}
+
+// A readable reason, fresh from the call just made (see freshLastError()).
+::testing::AssertionResult isFreshReason(const std::string &before) {
+    std::string s = vkfx::lastError();
+    if (s.empty())
+        return ::testing::AssertionFailure() << "lastError() is empty";
+    if (s == before)
+        return ::testing::AssertionFailure() << "lastError() was not updated: '" << s << "'";
+    for (char ch : s) {
+        if (ch < 0x20 || ch > 0x7E)
+            return ::testing::AssertionFailure() << "unprintable lastError(): '" << s << "'";
+    }
+    if (s.rfind("vkfx::", 0) != 0)
+        return ::testing::AssertionFailure() << "lastError() does not name the call: '" << s << "'";
+    return ::testing::AssertionSuccess() << s;
+}
+
+// Sets lastError() to a known, unrelated reason so that a test can tell that the next failing call
+// wrote its own.
+std::string freshLastError() {
+    vkfx::Device::create({}, nullptr);
+    return vkfx::lastError();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Device support (decided here, independently of vkfx, so that vkfx refusing a format the device
+// supports is a failure, not a skip).
+
+VkFormat storageFormatOf(VkFormat format) {
+    switch (format) {
+    case VK_FORMAT_R8G8B8A8_SRGB:
+        return VK_FORMAT_R8G8B8A8_UNORM;
+    case VK_FORMAT_B8G8R8A8_SRGB:
+        return VK_FORMAT_B8G8R8A8_UNORM;
+    default:
+        return format;
+    }
+}
+
+bool deviceCanDownsample(VkFormat format, VkFormat depthFormat, std::string *why) {
+    VkFormat sampled = depthFormat != VK_FORMAT_UNDEFINED ? depthFormat : format;
+    if (!(ctx().formatProperties(sampled).optimalTilingFeatures &
+          VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT)) {
+        *why = "the device cannot sample " + formatName(sampled);
+        return false;
+    }
+    VkFormat storage = storageFormatOf(format);
+    if (!(ctx().formatProperties(storage).optimalTilingFeatures &
+          VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT)) {
+        *why = "the device cannot store " + formatName(storage) + " (no STORAGE_IMAGE feature)";
+        return false;
+    }
+    if ((storage == VK_FORMAT_B8G8R8A8_UNORM) && !ctx().writeWithoutFormat) {
+        *why = "B8G8R8A8 needs shaderStorageImageWriteWithoutFormat, which the device lacks";
+        return false;
+    }
+    return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Downsamplers are cached per configuration for the whole process: creating a pipeline is the
+// slowest step on lavapipe.
+
+struct DownsamplerKey {
+    VkFormat format;
+    Reduction reduction;
+    VkFormat depthFormat;
+    vkfx::DepthLevelZero levelZero;
+    vkfx::DownsamplerFlags flags;
+    bool operator<(const DownsamplerKey &o) const {
+        return std::tie(format, reduction, depthFormat, levelZero, flags) <
+               std::tie(o.format, o.reduction, o.depthFormat, o.levelZero, o.flags);
+    }
+};
+
+std::map<DownsamplerKey, std::unique_ptr<vkfx::Downsampler>> &downsamplerCache() {
+    static auto *cache = [] {
+        auto *c = new std::map<DownsamplerKey, std::unique_ptr<vkfx::Downsampler>>;
+        ctx().atShutdown([c] { c->clear(); });
+        return c;
+    }();
+    return *cache;
+}
+
+// A Downsampler for `info` (default scratch size), or null after a test failure.
+const vkfx::Downsampler *cachedDownsampler(const vkfx::DownsamplerCreateInfo &info) {
+    DownsamplerKey key{info.format, info.reduction, info.depthFormat, info.depthLevelZero,
+                       info.flags};
+    auto &cache = downsamplerCache();
+    auto it = cache.find(key);
+    if (it != cache.end())
+        return it->second.get();
+    auto ds = std::make_unique<vkfx::Downsampler>();
+    VkResult r = vkfx::Downsampler::create(ctx().vkfx, info, ds.get());
+    if (r != VK_SUCCESS) {
+        ADD_FAILURE() << "vkfx::Downsampler::create(" << formatName(info.format) << ", "
+                      << reductionName(info.reduction) << ") failed (" << r
+                      << "): " << vkfx::lastError();
+        return nullptr;
+    }
+    return cache.emplace(key, std::move(ds)).first->second.get();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Content of the level read.
+
+enum class Pattern { Random, Gradient, Checker, HotPixels };
+
+const char *patternName(Pattern p) {
+    switch (p) {
+    case Pattern::Random:
+        return "Random";
+    case Pattern::Gradient:
+        return "Gradient";
+    case Pattern::Checker:
+        return "Checker";
+    case Pattern::HotPixels:
+        return "HotPixels";
+    }
+    return "?";
+}
+
+std::vector<std::uint8_t> makeContent(const FormatInfo &f, VkExtent2D e, Pattern pattern,
+                                      std::uint64_t seed) {
+    const std::size_t texels = std::size_t{e.width} * e.height;
+    std::mt19937_64 rng(seed);
+    if (pattern == Pattern::Random)
+        return randomTexels(f, texels, rng);
+    std::vector<std::uint8_t> bytes(texels * f.bytesPerTexel);
+    const double scale = patternScale(f);
+    const double w1 = std::max(1u, e.width - 1), h1 = std::max(1u, e.height - 1);
+    auto hot = [&](std::uint32_t x, std::uint32_t y) {
+        const std::uint32_t xl = e.width - 1, yl = e.height - 1;
+        return (x == 0 && y == 0) || (x == xl && y == 0) || (x == 0 && y == yl) ||
+               (x == xl && y == yl) || (x == e.width / 2 && y == yl) ||
+               (x == xl && y == e.height / 2); // odd last row / column
+    };
+    for (std::uint32_t y = 0; y < e.height; ++y) {
+        for (std::uint32_t x = 0; x < e.width; ++x) {
+            double v[4] = {};
+            switch (pattern) {
+            case Pattern::Gradient:
+                v[0] = x / w1;
+                v[1] = y / h1;
+                v[2] = (x + y) / (w1 + h1);
+                v[3] = 1.0 - x / w1;
+                break;
+            case Pattern::Checker:
+                v[0] = (x + y) & 1u;
+                v[1] = (x + y + 1) & 1u;
+                v[2] = ((x / 3) + (y / 3)) & 1u; // period 3: odd folds see both colours
+                v[3] = (x & 1u) ? 1.0 : 0.25;
+                break;
+            case Pattern::HotPixels:
+                if (hot(x, y)) {
+                    v[0] = 1.0, v[1] = 0.0, v[2] = 1.0, v[3] = 0.0;
+                } else {
+                    v[0] = v[1] = v[2] = v[3] = 0.25;
+                }
+                break;
+            case Pattern::Random:
+                break;
+            }
+            for (double &c : v)
+                c *= scale;
+            encodeTexel(f, v, bytes.data() + (std::size_t{y} * e.width + x) * f.bytesPerTexel);
+        }
+    }
+    return bytes;
+}
+
+// Level 1.. of the reference chain over `count` levels, from stored texels of the level read.
+std::vector<Plane> referenceFromBytes(const FormatInfo &f, VkExtent2D e,
+                                      const std::vector<std::uint8_t> &bytes, ReduceOp op,
+                                      std::uint32_t count) {
+    if (count == 0)
+        return {};
+    const std::uint32_t bpt = f.bytesPerTexel;
+    Plane level1 = reduceLevel(
+        e.width, e.height, f.channels, op, [&](std::uint32_t x, std::uint32_t y, std::uint32_t c) {
+            return decode(f, bytes.data() + (std::size_t{y} * e.width + x) * bpt, c);
+        });
+    return referenceChainFrom(std::move(level1), op, count);
+}
+
+// ---------------------------------------------------------------------------------------------
+// One downsample of one image, step by step so that tests can put several into one command
+// buffer.
+
+struct Case {
+    VkFormat format = VK_FORMAT_R8G8B8A8_UNORM;
+    Reduction reduction = Reduction::Average;
+    VkExtent2D extent = {64, 64};
+    std::uint32_t layers = 1;
+    bool cube = false;
+    std::uint32_t mipLevels = 0; // 0: the full chain
+    std::uint32_t baseLevel = 0;
+    std::uint32_t levelCount = VK_REMAINING_MIP_LEVELS;
+    // Layers the target covers (default: all).
+    std::uint32_t targetBaseLayer = 0;
+    std::uint32_t targetLayers = 0; // 0: all
+    Pattern pattern = Pattern::Random;
+    vkfx::DownsamplerFlags flags = 0;
+    VkImageLayout sourceLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+    std::uint64_t seed = 1;
+
+    std::string describe() const {
+        std::string s =
+            formatName(format) + " " + reductionName(reduction) + " " + extentName(extent);
+        if (layers > 1)
+            s += " x" + std::to_string(layers) + (cube ? " (cube)" : " layers");
+        if (baseLevel)
+            s += " base " + std::to_string(baseLevel);
+        if (levelCount != VK_REMAINING_MIP_LEVELS)
+            s += " count " + std::to_string(levelCount);
+        if (mipLevels)
+            s += " mipLevels " + std::to_string(mipLevels);
+        if (pattern != Pattern::Random)
+            s += std::string(" ") + patternName(pattern);
+        if (flags & vkfx::DownsamplerFlagSharedMemoryOnly)
+            s += " SharedMemoryOnly";
+        return s;
+    }
+};
+
+struct Expected {
+    // [layer][i]: reference of level base + 1 + i (hi: the max image of MinMax).
+    std::vector<std::vector<Plane>> lo, hi;
+};
+
+class Job {
+  public:
+    explicit Job(const Case &c) : m_case(c), m_format(formatInfo(c.format)) {
+        m_mipLevels = c.mipLevels ? c.mipLevels : fullChainLength(c.extent.width, c.extent.height);
+        std::uint32_t rest = m_mipLevels > c.baseLevel ? m_mipLevels - 1 - c.baseLevel : 0;
+        m_written = c.levelCount == VK_REMAINING_MIP_LEVELS ? rest : c.levelCount;
+        m_targetLayers = c.targetLayers ? c.targetLayers : c.layers;
+    }
+
+    const Case &spec() const { return m_case; }
+    const FormatInfo &format() const { return m_format; }
+    std::uint32_t writtenLevels() const { return m_written; }
+    const Image &image() const { return m_image; }
+    const vkfx::DownsampleTarget &target() const { return m_target; }
+    VkExtent2D baseExtent() const { return m_image.levelExtent(m_case.baseLevel); }
+    bool minmax() const { return m_case.reduction == Reduction::MinMax; }
+    const Poison &poisonLo() const { return m_poisonLo; }
+
+    ImageSpec imageSpec() const {
+        ImageSpec s;
+        s.format = m_case.format;
+        s.extent = m_case.extent;
+        s.mipLevels = m_mipLevels;
+        s.layers = m_case.layers;
+        s.usage = VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_SAMPLED_BIT |
+                  VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
+        if (m_format.srgb)
+            s.flags |= VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT | VK_IMAGE_CREATE_EXTENDED_USAGE_BIT;
+        if (m_case.cube)
+            s.flags |= VK_IMAGE_CREATE_CUBE_COMPATIBLE_BIT;
+        return s;
+    }
+
+    // Whether the device can run this case at all.
+    bool supported(std::string *why) const {
+        const std::uint32_t maxDim = ctx().limits().maxImageDimension2D;
+        if (m_case.extent.width > maxDim || m_case.extent.height > maxDim) {
+            *why = extentName(m_case.extent) + " exceeds maxImageDimension2D " +
+                   std::to_string(maxDim);
+            return false;
+        }
+        if (!deviceCanDownsample(m_case.format, VK_FORMAT_UNDEFINED, why))
+            return false;
+        return imageSupported(imageSpec(), why);
+    }
+
+    // Images, target and content. Content may be shared with another job (same case content).
+    ::testing::AssertionResult create(const Job *sameContentAs = nullptr) {
+        VkResult r = m_image.create(imageSpec());
+        if (r != VK_SUCCESS)
+            return ::testing::AssertionFailure() << "vkCreateImage / memory failed: " << r;
+        if (minmax()) {
+            r = m_maxImage.create(imageSpec());
+            if (r != VK_SUCCESS)
+                return ::testing::AssertionFailure() << "creating the max image failed: " << r;
+        }
+        vkfx::DownsampleTargetCreateInfo t;
+        t.image = m_image.handle();
+        t.format = m_case.format;
+        t.extent = m_case.extent;
+        t.mipLevels = m_mipLevels;
+        t.usage = imageSpec().usage;
+        t.flags = imageSpec().flags;
+        t.baseArrayLayer = m_case.targetBaseLayer;
+        t.layerCount = m_targetLayers;
+        t.maxImage = m_maxImage.handle();
+        r = vkfx::DownsampleTarget::create(ctx().vkfx, t, &m_target);
+        if (r != VK_SUCCESS) {
+            return ::testing::AssertionFailure()
+                   << "DownsampleTarget::create failed (" << r << "): " << vkfx::lastError();
+        }
+        if (sameContentAs) {
+            m_content = sameContentAs->m_content;
+        } else {
+            for (std::uint32_t layer = 0; layer < m_case.layers; ++layer) {
+                m_content.push_back(std::make_shared<const std::vector<std::uint8_t>>(makeContent(
+                    m_format, baseExtent(), m_case.pattern, m_case.seed * 1000 + layer)));
+            }
+        }
+        std::mt19937_64 rng(m_case.seed * 7919 + 17);
+        m_poisonLo = makePoison(m_format, rng);
+        m_poisonHi = makePoison(m_format, rng);
+        return ::testing::AssertionSuccess();
+    }
+
+    // Upload of the level read, poison of every level above it, then the layouts the downsample
+    // expects: the level read in sourceLayout (visible to compute reads), the levels above in
+    // GENERAL (after the clears, ordered before compute writes).
+    void setup(VkCommandBuffer cmd, Staging &staging) {
+        const std::uint32_t base = m_case.baseLevel;
+        const std::uint32_t above = m_mipLevels - 1 - base;
+        transition(cmd, m_image, 0, VK_REMAINING_MIP_LEVELS, use::kNone, use::kTransferDst);
+        for (std::uint32_t layer = 0; layer < m_case.layers; ++layer) {
+            staging.upload(cmd, m_image, base, layer, *m_content[layer]);
+        }
+        if (above)
+            poison(cmd, m_image, base + 1, above, m_poisonLo);
+        transition(cmd, m_image, base, 1, use::kTransferDst, sourceUse());
+        if (above)
+            transition(cmd, m_image, base + 1, above, use::kTransferDst, use::kComputeWrite);
+        if (minmax() && above) {
+            transition(cmd, m_maxImage, base + 1, above, use::kNone, use::kTransferDst);
+            poison(cmd, m_maxImage, base + 1, above, m_poisonHi);
+            transition(cmd, m_maxImage, base + 1, above, use::kTransferDst, use::kComputeWrite);
+        }
+    }
+
+    Use sourceUse() const {
+        return m_case.sourceLayout == VK_IMAGE_LAYOUT_GENERAL ? use::kComputeReadGeneral
+                                                              : use::kComputeRead;
+    }
+
+    vkfx::DownsampleInfo info() const {
+        vkfx::DownsampleInfo i;
+        i.target = &m_target;
+        i.baseLevel = m_case.baseLevel;
+        i.levelCount = m_case.levelCount;
+        i.sourceLayout = m_case.sourceLayout;
+        return i;
+    }
+
+    // Downloads every level above the level read (written or not), all layers.
+    void readback(VkCommandBuffer cmd, Staging &staging) {
+        const std::uint32_t base = m_case.baseLevel;
+        const std::uint32_t above = m_mipLevels - 1 - base;
+        if (!above)
+            return;
+        transition(cmd, m_image, base + 1, above, use::kComputeWrite, use::kTransferSrc);
+        if (minmax())
+            transition(cmd, m_maxImage, base + 1, above, use::kComputeWrite, use::kTransferSrc);
+        m_downLo.assign(above, {});
+        m_downHi.assign(above, {});
+        for (std::uint32_t i = 0; i < above; ++i) {
+            for (std::uint32_t layer = 0; layer < m_case.layers; ++layer) {
+                m_downLo[i].push_back(staging.download(cmd, m_image, base + 1 + i, layer));
+                if (minmax())
+                    m_downHi[i].push_back(staging.download(cmd, m_maxImage, base + 1 + i, layer));
+            }
+        }
+    }
+
+    // The reference of the written levels, from the stored texels of the level read.
+    Expected expected() const {
+        Expected e;
+        const VkExtent2D extent = baseExtent();
+        for (std::uint32_t layer = 0; layer < m_case.layers; ++layer) {
+            const auto &bytes = *m_content[layer];
+            switch (m_case.reduction) {
+            case Reduction::Average:
+                e.lo.push_back(
+                    referenceFromBytes(m_format, extent, bytes, ReduceOp::Average, m_written));
+                break;
+            case Reduction::Min:
+                e.lo.push_back(
+                    referenceFromBytes(m_format, extent, bytes, ReduceOp::Min, m_written));
+                break;
+            case Reduction::Max:
+                e.lo.push_back(
+                    referenceFromBytes(m_format, extent, bytes, ReduceOp::Max, m_written));
+                break;
+            case Reduction::MinMax:
+                e.lo.push_back(
+                    referenceFromBytes(m_format, extent, bytes, ReduceOp::Min, m_written));
+                e.hi.push_back(
+                    referenceFromBytes(m_format, extent, bytes, ReduceOp::Max, m_written));
+                break;
+            }
+        }
+        return e;
+    }
+
+    bool inTarget(std::uint32_t layer) const {
+        return layer >= m_case.targetBaseLayer && layer < m_case.targetBaseLayer + m_targetLayers;
+    }
+
+    // Downloaded bytes of one layer of image level `level` (> base).
+    std::vector<std::uint8_t> level(const Staging &staging, std::uint32_t level,
+                                    std::uint32_t layer, bool max = false) const {
+        const auto &d = max ? m_downHi : m_downLo;
+        return staging.bytes(d.at(level - m_case.baseLevel - 1).at(layer));
+    }
+
+    // Written levels of the target's layers match `expected`; every other level / layer above
+    // the level read still holds the poison. Reports through EXPECT.
+    void verify(const Staging &staging, const Expected &expected,
+                std::uint32_t firstChecked = 0) const {
+        const Tolerance tol =
+            m_case.reduction == Reduction::Average ? Tolerance::Average : Tolerance::Exact;
+        LevelChecker lo(m_format, tol), hi(m_format, tol);
+        std::string untouched;
+        const std::uint32_t base = m_case.baseLevel;
+        const std::uint32_t above = m_mipLevels - 1 - base;
+        for (std::uint32_t i = 0; i < above; ++i) {
+            const std::uint32_t level = base + 1 + i;
+            for (std::uint32_t layer = 0; layer < m_case.layers; ++layer) {
+                const bool written = i < m_written && inTarget(layer);
+                for (int which = 0; which < (minmax() ? 2 : 1); ++which) {
+                    std::vector<std::uint8_t> got = this->level(staging, level, layer, which == 1);
+                    if (written) {
+                        if (i < firstChecked)
+                            continue;
+                        const Plane &ref = (which == 1 ? expected.hi : expected.lo).at(layer).at(i);
+                        (which == 1 ? hi : lo).check(level, layer, ref, got);
+                    } else {
+                        checkPoison(got, level, layer, which == 1 ? m_poisonHi : m_poisonLo,
+                                    &untouched);
+                    }
+                }
+            }
+        }
+        EXPECT_TRUE(lo.passed()) << m_case.describe() << (minmax() ? " (min image)" : "") << ":\n"
+                                 << lo.report();
+        if (minmax()) {
+            EXPECT_TRUE(hi.passed()) << m_case.describe() << " (max image):\n" << hi.report();
+        }
+        EXPECT_TRUE(untouched.empty())
+            << m_case.describe() << ": texels that must not be written were:\n"
+            << untouched;
+        const double maxError = std::max(lo.maxError(), hi.maxError());
+        ::testing::Test::RecordProperty("max_error", std::to_string(maxError));
+        if (verbose()) {
+            std::printf("  %s: %llu values, max error %.4g\n", m_case.describe().c_str(),
+                        static_cast<unsigned long long>(lo.checked() + hi.checked()), maxError);
+        }
+    }
+
+    void checkPoison(const std::vector<std::uint8_t> &got, std::uint32_t level, std::uint32_t layer,
+                     const Poison &p, std::string *report) const {
+        const std::size_t texels = got.size() / m_format.bytesPerTexel;
+        std::size_t bad = 0;
+        std::size_t first = 0;
+        for (std::size_t t = 0; t < texels; ++t) {
+            if (!isPoison(m_format, got.data() + t * m_format.bytesPerTexel, p)) {
+                if (!bad++)
+                    first = t;
+            }
+        }
+        if (bad || got.empty()) {
+            const std::uint32_t w = m_image.levelExtent(level).width;
+            *report += "  level " + std::to_string(level) + " layer " + std::to_string(layer) +
+                       ": " + std::to_string(bad) + " of " + std::to_string(texels) +
+                       " texels changed, first at (" + std::to_string(first % w) + ", " +
+                       std::to_string(first / w) + ")\n";
+        }
+    }
+
+  private:
+    Case m_case;
+    const FormatInfo &m_format;
+    std::uint32_t m_mipLevels = 1;
+    std::uint32_t m_written = 0;
+    std::uint32_t m_targetLayers = 1;
+    Image m_image, m_maxImage;
+    vkfx::DownsampleTarget m_target;
+    std::vector<std::shared_ptr<const std::vector<std::uint8_t>>> m_content;
+    Poison m_poisonLo, m_poisonHi;
+    std::vector<std::vector<std::size_t>> m_downLo, m_downHi;
+};
+
+vkfx::DownsamplerCreateInfo downsamplerInfo(const Case &c) {
+    vkfx::DownsamplerCreateInfo info;
+    info.format = c.format;
+    info.reduction = c.reduction;
+    info.flags = c.flags;
+    return info;
+}
+
+class DownsampleTest : public GpuTest {
+  protected:
+    // The whole case in one submission: setup, record, readback; then verification.
+    void runCase(const Case &c) {
+        SCOPED_TRACE(c.describe());
+        Job job(c);
+        std::string why;
+        if (!job.supported(&why))
+            GTEST_SKIP() << why;
+        const vkfx::Downsampler *ds = cachedDownsampler(downsamplerInfo(c));
+        ASSERT_NE(ds, nullptr);
+        ASSERT_TRUE(job.create());
+        Staging staging;
+        VkResult recorded = VK_SUCCESS;
+        ASSERT_EQ(submitAndWait([&](VkCommandBuffer cmd) {
+                      job.setup(cmd, staging);
+                      recorded = ds->record(cmd, job.info());
+                      job.readback(cmd, staging);
+                      staging.downloadsToHost(cmd);
+                  }),
+                  VK_SUCCESS);
+        ASSERT_TRUE(staging.ok()) << staging.error();
+        ASSERT_EQ(recorded, VK_SUCCESS) << vkfx::lastError();
+        job.verify(staging, job.expected());
+    }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Sizes: the full chain of RGBA8 Average on both code paths, which must agree byte for byte.
+
+struct SizeParam {
+    VkExtent2D extent;
+};
+
+class DownsampleSizes : public DownsampleTest, public ::testing::WithParamInterface<SizeParam> {};
+
+TEST_P(DownsampleSizes, EveryLevelMatchesReferenceOnBothPathsWhichAgreeBitForBit) {
+    // 8192x8192 takes about 20 s and 2.6 GB of host memory on lavapipe with 2 cores.
+    const VkExtent2D extent = GetParam().extent;
+    Case c;
+    c.format = VK_FORMAT_R8G8B8A8_UNORM;
+    c.reduction = Reduction::Average;
+    c.extent = extent;
+    c.seed = extent.width * 131u + extent.height;
+    Case shared = c;
+    shared.flags = vkfx::DownsamplerFlagSharedMemoryOnly;
+
+    Job subgroupJob(c), sharedJob(shared);
+    std::string why;
+    if (!subgroupJob.supported(&why))
+        GTEST_SKIP() << why;
+    const vkfx::Downsampler *dsDefault = cachedDownsampler(downsamplerInfo(c));
+    const vkfx::Downsampler *dsShared = cachedDownsampler(downsamplerInfo(shared));
+    ASSERT_TRUE(dsDefault && dsShared);
+    ASSERT_TRUE(subgroupJob.create());
+    ASSERT_TRUE(sharedJob.create(&subgroupJob));
+    Staging staging;
+    VkResult r1 = VK_SUCCESS, r2 = VK_SUCCESS;
+    // Both records in one command buffer (different images, different Downsamplers).
+    ASSERT_EQ(submitAndWait([&](VkCommandBuffer cmd) {
+                  subgroupJob.setup(cmd, staging);
+                  sharedJob.setup(cmd, staging);
+                  r1 = dsDefault->record(cmd, subgroupJob.info());
+                  r2 = dsShared->record(cmd, sharedJob.info());
+                  subgroupJob.readback(cmd, staging);
+                  sharedJob.readback(cmd, staging);
+                  staging.downloadsToHost(cmd);
+              }),
+              VK_SUCCESS);
+    ASSERT_TRUE(staging.ok()) << staging.error();
+    ASSERT_EQ(r1, VK_SUCCESS) << vkfx::lastError();
+    ASSERT_EQ(r2, VK_SUCCESS) << vkfx::lastError();
+
+    const Expected expected = subgroupJob.expected();
+    subgroupJob.verify(staging, expected);
+    sharedJob.verify(staging, expected);
+
+    for (std::uint32_t i = 0; i < subgroupJob.writtenLevels(); ++i) {
+        std::vector<std::uint8_t> a = subgroupJob.level(staging, i + 1, 0);
+        std::vector<std::uint8_t> b = sharedJob.level(staging, i + 1, 0);
+        ASSERT_EQ(a.size(), b.size());
+        std::size_t diff = 0;
+        while (diff < a.size() && a[diff] == b[diff])
+            ++diff;
+        if (diff < a.size()) {
+            const std::size_t texel = diff / 4;
+            const std::uint32_t w = subgroupJob.image().levelExtent(i + 1).width;
+            ADD_FAILURE() << "level " << i + 1
+                          << ": the subgroup and shared-memory paths differ, first at texel ("
+                          << texel % w << ", " << texel / w << ") byte " << diff % 4 << ": "
+                          << int(a[diff]) << " vs " << int(b[diff]);
+        }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    , DownsampleSizes,
+    ::testing::Values(SizeParam{{1, 2}}, SizeParam{{2, 1}}, SizeParam{{1, 1000}},
+                      SizeParam{{1000, 1}}, SizeParam{{3, 3}}, SizeParam{{7, 4}},
+                      SizeParam{{63, 65}}, SizeParam{{64, 64}}, SizeParam{{65, 64}},
+                      SizeParam{{128, 32}}, SizeParam{{255, 257}}, SizeParam{{1920, 1080}},
+                      SizeParam{{4095, 17}}, SizeParam{{4097, 3}}, SizeParam{{2048, 2048}},
+                      SizeParam{{4096, 4096}}, SizeParam{{16384, 4}}, SizeParam{{8192, 8192}}),
+    [](const ::testing::TestParamInfo<SizeParam> &p) { return extentName(p.param.extent); });
+
+// A 1x1 image has no level to generate: recording the (empty) rest of its chain is a valid no-op
+// (and records nothing: a dispatch would have no valid destination and fail validation).
+TEST_F(DownsampleTest, SingleTexelImageHasNothingToWrite) {
+    Case c;
+    c.extent = {1, 1};
+    Job job(c);
+    const vkfx::Downsampler *ds = cachedDownsampler(downsamplerInfo(c));
+    ASSERT_NE(ds, nullptr);
+    ASSERT_TRUE(job.create());
+    Staging staging;
+    VkResult r = VK_ERROR_UNKNOWN;
+    ASSERT_EQ(submitAndWait([&](VkCommandBuffer cmd) {
+                  job.setup(cmd, staging);
+                  r = ds->record(cmd, job.info());
+              }),
+              VK_SUCCESS);
+    EXPECT_EQ(r, VK_SUCCESS) << "levelCount = VK_REMAINING_MIP_LEVELS on a 1-level image: "
+                             << vkfx::lastError();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Every format x every reduction, on odd and even sizes, short and long chains.
+
+using FormatParam = std::tuple<VkFormat, Reduction, VkExtent2D>;
+
+class DownsampleFormats : public DownsampleTest,
+                          public ::testing::WithParamInterface<FormatParam> {};
+
+TEST_P(DownsampleFormats, EveryLevelMatchesReference) {
+    Case c;
+    c.format = std::get<0>(GetParam());
+    c.reduction = std::get<1>(GetParam());
+    c.extent = std::get<2>(GetParam());
+    c.seed = static_cast<std::uint64_t>(c.format) * 100 +
+             static_cast<std::uint64_t>(c.reduction) * 10 + c.extent.width;
+    runCase(c);
+}
+
+// On lavapipe every new (pipeline, power-of-two-ness of the image extent) pair costs a shader
+// compile of up to seconds, so the sizes share one class (odd x odd) except 1x1000 (width 1),
+// which runs for the two kernel variants of every format (Average: single-output, MinMax).
+std::vector<FormatParam> formatCases() {
+    std::vector<FormatParam> cases;
+    for (VkFormat format : downsampleFormats()) {
+        for (Reduction r :
+             {Reduction::Average, Reduction::Min, Reduction::Max, Reduction::MinMax}) {
+            for (VkExtent2D e : {VkExtent2D{7, 5}, VkExtent2D{63, 65}, VkExtent2D{255, 257},
+                                 VkExtent2D{4097, 3}}) {
+                cases.emplace_back(format, r, e);
+            }
+            if (r == Reduction::Average || r == Reduction::MinMax)
+                cases.emplace_back(format, r, VkExtent2D{1, 1000});
+        }
+    }
+    return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(, DownsampleFormats, ::testing::ValuesIn(formatCases()),
+                         [](const ::testing::TestParamInfo<FormatParam> &p) {
+                             return formatName(std::get<0>(p.param)) + "_" +
+                                    reductionName(std::get<1>(p.param)) + "_" +
+                                    extentName(std::get<2>(p.param));
+                         });
+
+// ---------------------------------------------------------------------------------------------
+// Structured content: gradients, checkerboards (period 1 and 3), hot pixels in the corners and
+// on the odd last row and column (which fold into the last texel of the next level).
+
+using PatternParam = std::tuple<Pattern, VkFormat, Reduction>;
+
+class DownsamplePatterns : public DownsampleTest,
+                           public ::testing::WithParamInterface<PatternParam> {};
+
+TEST_P(DownsamplePatterns, EveryLevelMatchesReferenceOnOddSizes) {
+    for (VkExtent2D extent : {VkExtent2D{7, 5}, VkExtent2D{63, 65}, VkExtent2D{129, 255}}) {
+        Case c;
+        c.pattern = std::get<0>(GetParam());
+        c.format = std::get<1>(GetParam());
+        c.reduction = std::get<2>(GetParam());
+        c.extent = extent;
+        runCase(c);
+        if (HasFatalFailure() || IsSkipped())
+            return;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    , DownsamplePatterns,
+    ::testing::Combine(::testing::Values(Pattern::Gradient, Pattern::Checker, Pattern::HotPixels),
+                       ::testing::Values(VK_FORMAT_R8G8B8A8_SRGB, VK_FORMAT_R16G16B16A16_SFLOAT,
+                                         VK_FORMAT_B10G11R11_UFLOAT_PACK32, VK_FORMAT_R16_UNORM),
+                       ::testing::Values(Reduction::Average, Reduction::MinMax)),
+    [](const ::testing::TestParamInfo<PatternParam> &p) {
+        return std::string(patternName(std::get<0>(p.param))) + "_" +
+               formatName(std::get<1>(p.param)) + "_" + reductionName(std::get<2>(p.param));
+    });
+
+// ---------------------------------------------------------------------------------------------
+// Layers, cubes, partial chains, base levels.
+
+TEST_F(DownsampleTest, ArrayOfThreeLayersMatchesReferencePerLayer) {
+    Case c;
+    c.extent = {255, 257};
+    c.layers = 3;
+    runCase(c);
+}
+
+TEST_F(DownsampleTest, ArrayLayersWithMinMaxMatchReferencePerLayer) {
+    Case c;
+    c.format = VK_FORMAT_R32_SFLOAT;
+    c.reduction = Reduction::MinMax;
+    c.extent = {1000, 300};
+    c.layers = 3;
+    runCase(c);
+}
+
+TEST_F(DownsampleTest, CubeOfSixFacesMatchesReferencePerFace) {
+    Case c;
+    c.format = VK_FORMAT_R16G16B16A16_SFLOAT;
+    c.extent = {300, 300};
+    c.layers = 6;
+    c.cube = true;
+    runCase(c);
+}
+
+TEST_F(DownsampleTest, SrgbCubeMatchesReferencePerFace) {
+    Case c;
+    c.format = VK_FORMAT_R8G8B8A8_SRGB;
+    c.extent = {65, 65};
+    c.layers = 6;
+    c.cube = true;
+    c.pattern = Pattern::Gradient;
+    runCase(c);
+}
+
+TEST_F(DownsampleTest, OnlyTheTargetsLayersAreWritten) {
+    Case c;
+    c.extent = {100, 70};
+    c.layers = 4;
+    c.targetBaseLayer = 1;
+    c.targetLayers = 2;
+    runCase(c); // layers 0 and 3 are checked to keep their poison
+}
+
+TEST_F(DownsampleTest, BaseLevelAboveZeroReadsThatLevelInGeneralLayout) {
+    Case c;
+    c.extent = {1000, 1000};
+    c.baseLevel = 2; // reads 250x250, writes levels 3..9 (more than one block of levels)
+    c.sourceLayout = VK_IMAGE_LAYOUT_GENERAL;
+    runCase(c);
+}
+
+TEST_F(DownsampleTest, PartialChainLeavesTheLevelsAfterItUntouched) {
+    for (VkFormat format : {VK_FORMAT_R16G16B16A16_SFLOAT, VK_FORMAT_B10G11R11_UFLOAT_PACK32,
+                            VK_FORMAT_R8G8B8A8_SRGB}) {
+        Case c;
+        c.format = format;
+        c.extent = {255, 257};
+        c.levelCount = 4; // levels 1..4 of 8
+        runCase(c);
+    }
+}
+
+TEST_F(DownsampleTest, PartialChainAcrossTheFirstBlockOfLevels) {
+    Case c;
+    c.extent = {4097, 300};
+    c.levelCount = 8; // levels 1..8 of 12: stops inside the second block
+    c.reduction = Reduction::Max;
+    runCase(c);
+}
+
+TEST_F(DownsampleTest, ImageWithAShortChainWritesItsLevelsOnly) {
+    Case c;
+    c.format = VK_FORMAT_R32G32B32A32_SFLOAT;
+    c.extent = {255, 257};
+    c.mipLevels = 5;
+    runCase(c);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Several records in one command buffer; the same Downsampler twice on one image.
+
+TEST_F(DownsampleTest, SameDownsamplerTwiceOnOneImageContinuesFromTheStoredLevel) {
+    Case c;
+    c.extent = {1000, 700};
+    Job job(c);
+    std::string why;
+    if (!job.supported(&why))
+        GTEST_SKIP() << why;
+    const vkfx::Downsampler *ds = cachedDownsampler(downsamplerInfo(c));
+    ASSERT_NE(ds, nullptr);
+    ASSERT_TRUE(job.create());
+    Staging staging;
+    VkResult first = VK_ERROR_UNKNOWN, second = VK_ERROR_UNKNOWN;
+    ASSERT_EQ(submitAndWait([&](VkCommandBuffer cmd) {
+                  job.setup(cmd, staging);
+                  vkfx::DownsampleInfo a = job.info();
+                  a.levelCount = 3; // levels 1..3
+                  first = ds->record(cmd, a);
+                  // Level 3 was written by compute; the second record samples it in GENERAL.
+                  transition(cmd, job.image(), 3, 1, use::kComputeWrite, use::kComputeReadGeneral);
+                  vkfx::DownsampleInfo b = job.info();
+                  b.baseLevel = 3; // levels 4..9
+                  b.sourceLayout = VK_IMAGE_LAYOUT_GENERAL;
+                  second = ds->record(cmd, b);
+                  transition(cmd, job.image(), 3, 1, use::kComputeReadGeneral, use::kComputeWrite);
+                  job.readback(cmd, staging);
+                  staging.downloadsToHost(cmd);
+              }),
+              VK_SUCCESS);
+    ASSERT_EQ(first, VK_SUCCESS) << vkfx::lastError();
+    ASSERT_EQ(second, VK_SUCCESS) << vkfx::lastError();
+    ASSERT_TRUE(staging.ok()) << staging.error();
+
+    // Levels 1..3 from level 0.
+    Expected fromLevel0 = job.expected();
+    // Levels 4.. from level 3 as stored (the second record reads what the first one wrote).
+    const VkExtent2D e3 = job.image().levelExtent(3);
+    std::vector<Plane> rest = referenceFromBytes(job.format(), e3, job.level(staging, 3, 0),
+                                                 ReduceOp::Average, job.writtenLevels() - 3);
+    Expected expected = fromLevel0;
+    for (std::uint32_t i = 3; i < job.writtenLevels(); ++i)
+        expected.lo[0][i] = rest[i - 3];
+    job.verify(staging, expected);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scratch.
+
+TEST_F(DownsampleTest, CallerScratchIsSharedByRecordsAndLeftZeroed) {
+    std::vector<Case> cases(3);
+    cases[0].extent = {1000, 700}; // 10 levels: level-12 counters
+    cases[1].extent = {4097, 3};   // 13 levels: level-18 counters
+    cases[2].extent = {255, 257};
+    cases[2].layers = 3;
+    const vkfx::Downsampler *ds = cachedDownsampler(downsamplerInfo(cases[0]));
+    ASSERT_NE(ds, nullptr);
+    std::vector<std::unique_ptr<Job>> jobs;
+    VkDeviceSize need = 0, align = 4;
+    for (const Case &c : cases) {
+        jobs.push_back(std::make_unique<Job>(c));
+        std::string why;
+        if (!jobs.back()->supported(&why))
+            GTEST_SKIP() << why;
+        ASSERT_TRUE(jobs.back()->create());
+        vkfx::ScratchRequirements req = ds->scratchRequirements(jobs.back()->baseExtent(), c.layers,
+                                                                jobs.back()->writtenLevels());
+        EXPECT_NE(req.usage & VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, 0u);
+        need = std::max(need, req.size);
+        align = std::max(align, req.alignment);
+    }
+    // The scratch sits at a non-zero aligned offset, with guard bytes before and after.
+    const VkDeviceSize offset = align * 2;
+    Buffer scratch;
+    ASSERT_EQ(scratch.create(offset + need + 256,
+                             VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT),
+              VK_SUCCESS);
+    Staging staging;
+    std::vector<VkResult> results(jobs.size(), VK_ERROR_UNKNOWN);
+    ASSERT_EQ(submitAndWait([&](VkCommandBuffer cmd) {
+                  for (auto &job : jobs)
+                      job->setup(cmd, staging);
+                  vkCmdFillBuffer(cmd, scratch.handle(), 0, VK_WHOLE_SIZE, 0);
+                  memoryBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                                VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                                VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+                  for (std::size_t i = 0; i < jobs.size(); ++i) {
+                      vkfx::DownsampleInfo info = jobs[i]->info();
+                      info.scratchBuffer = scratch.handle();
+                      info.scratchOffset = offset;
+                      info.scratchSize = need;
+                      results[i] = ds->record(cmd, info);
+                  }
+                  for (auto &job : jobs)
+                      job->readback(cmd, staging);
+                  memoryBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                                VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                                VK_ACCESS_HOST_READ_BIT);
+                  staging.downloadsToHost(cmd);
+              }),
+              VK_SUCCESS);
+    ASSERT_TRUE(staging.ok()) << staging.error();
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+        ASSERT_EQ(results[i], VK_SUCCESS) << cases[i].describe() << ": " << vkfx::lastError();
+        jobs[i]->verify(staging, jobs[i]->expected());
+    }
+    scratch.invalidate();
+    std::size_t nonZero = 0, firstNonZero = 0;
+    for (std::size_t b = 0; b < scratch.size(); ++b) {
+        if (scratch.data()[b] != 0 && !nonZero++)
+            firstNonZero = b;
+    }
+    EXPECT_EQ(nonZero, 0u) << "the scratch must be left zeroed; first non-zero byte at "
+                           << firstNonZero << " (scratch at " << offset << ".." << offset + need
+                           << ")";
+}
+
+TEST_F(DownsampleTest, OwnScratchIsReusedAcrossSubmissionsOfDifferentSizes) {
+    // A fresh Downsampler: its own scratch starts zeroed and must stay reusable.
+    Case first;
+    vkfx::Downsampler ds;
+    ASSERT_EQ(vkfx::Downsampler::create(ctx().vkfx, downsamplerInfo(first), &ds), VK_SUCCESS)
+        << vkfx::lastError();
+    for (VkExtent2D extent : {VkExtent2D{4096, 64}, VkExtent2D{300, 2000}, VkExtent2D{4097, 3},
+                              VkExtent2D{1000, 1000}, VkExtent2D{70, 70}, VkExtent2D{4096, 64}}) {
+        Case c;
+        c.extent = extent;
+        c.seed = extent.width + extent.height;
+        SCOPED_TRACE(c.describe());
+        Job job(c);
+        ASSERT_TRUE(job.create());
+        Staging staging;
+        VkResult r = VK_ERROR_UNKNOWN;
+        ASSERT_EQ(submitAndWait([&](VkCommandBuffer cmd) {
+                      job.setup(cmd, staging);
+                      r = ds.record(cmd, job.info());
+                      job.readback(cmd, staging);
+                      staging.downloadsToHost(cmd);
+                  }),
+                  VK_SUCCESS);
+        ASSERT_EQ(r, VK_SUCCESS) << vkfx::lastError();
+        job.verify(staging, job.expected());
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Depth pyramids: D32_SFLOAT / D16_UNORM level 0 -> R32_SFLOAT pyramid, Min / Max / MinMax,
+// level 0 copied (bit-exact: D16 as float(code) / 65535.0f) or reduced.
+
+using DepthParam = std::tuple<VkFormat, Reduction, vkfx::DepthLevelZero>;
+
+class DepthPyramid : public GpuTest, public ::testing::WithParamInterface<DepthParam> {
+  protected:
+    void runDepth(VkExtent2D depthExtent) {
+        const VkFormat depthFormat = std::get<0>(GetParam());
+        const Reduction reduction = std::get<1>(GetParam());
+        const vkfx::DepthLevelZero levelZero = std::get<2>(GetParam());
+        const bool copy = levelZero == vkfx::DepthLevelZero::Copy;
+        const bool minmax = reduction == Reduction::MinMax;
+        SCOPED_TRACE(formatName(depthFormat) + " " + reductionName(reduction) +
+                     (copy ? " Copy " : " Reduce ") + extentName(depthExtent));
+        std::string why;
+        if (!deviceCanDownsample(VK_FORMAT_R32_SFLOAT, depthFormat, &why))
+            GTEST_SKIP() << why;
+
+        const FormatInfo &df = formatInfo(depthFormat);
+        const FormatInfo &pf = formatInfo(VK_FORMAT_R32_SFLOAT);
+        ImageSpec depthSpec;
+        depthSpec.format = depthFormat;
+        depthSpec.extent = depthExtent;
+        // A depth buffer as rendered to, then sampled.
+        depthSpec.usage = VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT |
+                          VK_IMAGE_USAGE_TRANSFER_DST_BIT;
+        const VkExtent2D pyramidExtent =
+            copy ? depthExtent
+                 : VkExtent2D{nextExtent(depthExtent.width), nextExtent(depthExtent.height)};
+        ImageSpec pyramidSpec;
+        pyramidSpec.format = VK_FORMAT_R32_SFLOAT;
+        pyramidSpec.extent = pyramidExtent;
+        pyramidSpec.mipLevels = fullChainLength(pyramidExtent.width, pyramidExtent.height);
+        // No SAMPLED: a depth pyramid is only written as storage.
+        pyramidSpec.usage = VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
+                            VK_IMAGE_USAGE_TRANSFER_DST_BIT;
+        if (!imageSupported(depthSpec, &why) || !imageSupported(pyramidSpec, &why))
+            GTEST_SKIP() << why;
+
+        vkfx::DownsamplerCreateInfo dsInfo;
+        dsInfo.format = VK_FORMAT_R32_SFLOAT;
+        dsInfo.reduction = reduction;
+        dsInfo.depthFormat = depthFormat;
+        dsInfo.depthLevelZero = levelZero;
+        const vkfx::Downsampler *ds = cachedDownsampler(dsInfo);
+        ASSERT_NE(ds, nullptr);
+
+        Image depth, pyramid, pyramidMax;
+        ASSERT_EQ(depth.create(depthSpec), VK_SUCCESS);
+        ASSERT_EQ(pyramid.create(pyramidSpec), VK_SUCCESS);
+        if (minmax) {
+            ASSERT_EQ(pyramidMax.create(pyramidSpec), VK_SUCCESS);
+        }
+        vkfx::DownsampleTargetCreateInfo t;
+        t.image = pyramid.handle();
+        t.format = VK_FORMAT_R32_SFLOAT;
+        t.extent = pyramidExtent;
+        t.mipLevels = pyramidSpec.mipLevels;
+        t.usage = pyramidSpec.usage;
+        t.maxImage = pyramidMax.handle();
+        t.depth.image = depth.handle();
+        t.depth.format = depthFormat;
+        t.depth.extent = depthExtent;
+        t.depth.usage = depthSpec.usage;
+        vkfx::DownsampleTarget target;
+        ASSERT_EQ(vkfx::DownsampleTarget::create(ctx().vkfx, t, &target), VK_SUCCESS)
+            << vkfx::lastError();
+
+        std::mt19937_64 rng(depthExtent.width * 31u + depthExtent.height);
+        const std::vector<std::uint8_t> content =
+            randomTexels(df, std::size_t{depthExtent.width} * depthExtent.height, rng);
+        const Poison poisonValue = makePoison(pf, rng);
+        // Both layouts a depth buffer is sampled in.
+        const Use depthUse = copy ? use::kDepthRead : use::kComputeRead;
+        const std::uint32_t levels = pyramidSpec.mipLevels;
+        Staging staging;
+        std::vector<std::size_t> downLo, downHi;
+        VkResult recorded = VK_ERROR_UNKNOWN;
+        ASSERT_EQ(submitAndWait([&](VkCommandBuffer cmd) {
+                      transition(cmd, depth, 0, 1, use::kNone, use::kTransferDst);
+                      staging.upload(cmd, depth, 0, 0, content);
+                      transition(cmd, depth, 0, 1, use::kTransferDst, depthUse);
+                      for (Image *img : {&pyramid, &pyramidMax}) {
+                          if (!img->handle())
+                              continue;
+                          transition(cmd, *img, 0, levels, use::kNone, use::kTransferDst);
+                          poison(cmd, *img, 0, levels, poisonValue);
+                          transition(cmd, *img, 0, levels, use::kTransferDst, use::kComputeWrite);
+                      }
+                      vkfx::DownsampleInfo info;
+                      info.target = &target;
+                      info.sourceLayout = depthUse.layout;
+                      recorded = ds->record(cmd, info);
+                      for (Image *img : {&pyramid, &pyramidMax}) {
+                          if (!img->handle())
+                              continue;
+                          transition(cmd, *img, 0, levels, use::kComputeWrite, use::kTransferSrc);
+                          for (std::uint32_t l = 0; l < levels; ++l) {
+                              (img == &pyramid ? downLo : downHi)
+                                  .push_back(staging.download(cmd, *img, l, 0));
+                          }
+                      }
+                      staging.downloadsToHost(cmd);
+                  }),
+                  VK_SUCCESS);
+        ASSERT_TRUE(staging.ok()) << staging.error();
+        ASSERT_EQ(recorded, VK_SUCCESS) << vkfx::lastError();
+
+        // The reference: the depth values as sampled, then the chain; pyramid level k is chain
+        // level k (Copy) or k + 1 (Reduce).
+        Plane level0(depthExtent.width, depthExtent.height, 1);
+        for (std::uint32_t y = 0; y < depthExtent.height; ++y)
+            for (std::uint32_t x = 0; x < depthExtent.width; ++x)
+                level0.at(x, y, 0) = decode(
+                    df,
+                    content.data() + (std::size_t{y} * depthExtent.width + x) * df.bytesPerTexel,
+                    0);
+        for (int which = 0; which < (minmax ? 2 : 1); ++which) {
+            const ReduceOp op =
+                (reduction == Reduction::Max || which == 1) ? ReduceOp::Max : ReduceOp::Min;
+            std::vector<Plane> chain = referenceChain(level0, op, copy ? levels - 1 : levels);
+            if (copy)
+                chain.insert(chain.begin(), level0);
+            LevelChecker checker(pf, depthFormat == VK_FORMAT_D16_UNORM ? Tolerance::Depth16Sampled
+                                                                        : Tolerance::Exact);
+            for (std::uint32_t l = 0; l < levels; ++l) {
+                checker.check(l, 0, chain[l], staging.bytes((which ? downHi : downLo)[l]));
+            }
+            EXPECT_TRUE(checker.passed())
+                << (which ? "max pyramid" : (minmax ? "min pyramid" : "pyramid")) << ":\n"
+                << checker.report();
+        }
+    }
+};
+
+TEST_P(DepthPyramid, EveryLevelMatchesReferenceOnOddSizes) {
+    for (VkExtent2D e :
+         {VkExtent2D{1, 1}, VkExtent2D{7, 5}, VkExtent2D{255, 257}, VkExtent2D{1000, 3}}) {
+        runDepth(e);
+        if (HasFatalFailure() || IsSkipped())
+            return;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    , DepthPyramid,
+    ::testing::Combine(::testing::ValuesIn(depthFormats()),
+                       ::testing::Values(Reduction::Min, Reduction::Max, Reduction::MinMax),
+                       ::testing::Values(vkfx::DepthLevelZero::Copy, vkfx::DepthLevelZero::Reduce)),
+    [](const ::testing::TestParamInfo<DepthParam> &p) {
+        return formatName(std::get<0>(p.param)) + "_" + reductionName(std::get<1>(p.param)) + "_" +
+               (std::get<2>(p.param) == vkfx::DepthLevelZero::Copy ? "Copy" : "Reduce");
+    });
+
+// ---------------------------------------------------------------------------------------------
+// Bad input: the documented VkResult, a fresh readable lastError(), and nothing created or
+// recorded (a failed record leaves the command buffer valid and the image untouched).
+
+class DownsampleBadInput : public GpuTest {
+  protected:
+    void SetUp() override {
+        GpuTest::SetUp();
+        if (HasFatalFailure())
+            return;
+        Case c;
+        c.extent = {64, 100};
+        m_job = std::make_unique<Job>(c);
+        std::string why;
+        if (!m_job->supported(&why))
+            GTEST_SKIP() << why;
+        m_ds = cachedDownsampler(downsamplerInfo(c));
+        ASSERT_NE(m_ds, nullptr);
+        ASSERT_TRUE(m_job->create());
+        Staging staging;
+        ASSERT_EQ(submitAndWait([&](VkCommandBuffer cmd) { m_job->setup(cmd, staging); }),
+                  VK_SUCCESS);
+    }
+
+    // `record` (which calls a record that must fail) jobs inside a command buffer that is then
+    // ended and submitted; the image must still hold its poison afterwards.
+    void expectRecordFails(VkResult expected,
+                           const std::function<VkResult(VkCommandBuffer)> &record) {
+        const std::string before = freshLastError();
+        VkResult r = VK_SUCCESS;
+        std::string reason;
+        ASSERT_EQ(submitAndWait([&](VkCommandBuffer cmd) {
+                      r = record(cmd);
+                      reason = vkfx::lastError();
+                  }),
+                  VK_SUCCESS);
+        EXPECT_EQ(r, expected);
+        EXPECT_TRUE(isFreshReason(before)) << "(result " << r << ")";
+        Staging staging;
+        ASSERT_EQ(submitAndWait([&](VkCommandBuffer cmd) {
+                      m_job->readback(cmd, staging);
+                      staging.downloadsToHost(cmd);
+                  }),
+                  VK_SUCCESS);
+        // Nothing may have been written: every level keeps the poison.
+        Job &job = *m_job;
+        std::string changed;
+        for (std::uint32_t level = 1; level <= job.writtenLevels(); ++level) {
+            // Every level above 0 is unwritten here.
+            job.checkPoison(job.level(staging, level, 0), level, 0, job.poisonLo(), &changed);
+        }
+        EXPECT_TRUE(changed.empty()) << "a failed record wrote:\n" << changed;
+        // Back to the layouts setup() left, for a following record in the same test.
+        ASSERT_EQ(submitAndWait([&](VkCommandBuffer cmd) {
+                      transition(cmd, job.image(), 1, VK_REMAINING_MIP_LEVELS, use::kTransferSrc,
+                                 use::kComputeWrite);
+                  }),
+                  VK_SUCCESS);
+    }
+
+    void expectTargetFails(VkResult expected, const vkfx::DownsampleTargetCreateInfo &info) {
+        const std::string before = freshLastError();
+        vkfx::DownsampleTarget target;
+        EXPECT_EQ(vkfx::DownsampleTarget::create(ctx().vkfx, info, &target), expected);
+        EXPECT_TRUE(isFreshReason(before));
+        EXPECT_FALSE(target.valid());
+    }
+
+    // A description of m_job's image that target creation accepts.
+    vkfx::DownsampleTargetCreateInfo goodTargetInfo() const {
+        vkfx::DownsampleTargetCreateInfo t;
+        t.image = m_job->image().handle();
+        t.format = m_job->spec().format;
+        t.extent = m_job->spec().extent;
+        t.mipLevels = m_job->image().spec().mipLevels;
+        t.usage = m_job->image().spec().usage;
+        t.flags = m_job->image().spec().flags;
+        return t;
+    }
+
+    std::unique_ptr<Job> m_job;
+    const vkfx::Downsampler *m_ds = nullptr;
+};
+
+TEST_F(DownsampleBadInput, GoodTargetDescriptionIsAccepted) {
+    // The baseline of the target tests below.
+    vkfx::DownsampleTarget target;
+    EXPECT_EQ(vkfx::DownsampleTarget::create(ctx().vkfx, goodTargetInfo(), &target), VK_SUCCESS)
+        << vkfx::lastError();
+    EXPECT_TRUE(target.valid());
+}
+
+TEST_F(DownsampleBadInput, ImageWithoutStorageUsageIsRejected) {
+    ImageSpec spec = m_job->imageSpec();
+    spec.usage &= ~VkImageUsageFlags{VK_IMAGE_USAGE_STORAGE_BIT};
+    Image image;
+    ASSERT_EQ(image.create(spec), VK_SUCCESS);
+    vkfx::DownsampleTargetCreateInfo t = goodTargetInfo();
+    t.image = image.handle();
+    t.usage = spec.usage;
+    expectTargetFails(VK_ERROR_VALIDATION_FAILED_EXT, t);
+}
+
+TEST_F(DownsampleBadInput, ImageWithoutSampledUsageIsRejected) {
+    ImageSpec spec = m_job->imageSpec();
+    spec.usage &= ~VkImageUsageFlags{VK_IMAGE_USAGE_SAMPLED_BIT};
+    Image image;
+    ASSERT_EQ(image.create(spec), VK_SUCCESS);
+    vkfx::DownsampleTargetCreateInfo t = goodTargetInfo();
+    t.image = image.handle();
+    t.usage = spec.usage;
+    expectTargetFails(VK_ERROR_VALIDATION_FAILED_EXT, t);
+}
+
+TEST_F(DownsampleBadInput, SrgbImageWithoutMutableFormatIsRejected) {
+    Case c;
+    c.format = VK_FORMAT_R8G8B8A8_SRGB;
+    c.extent = {64, 100};
+    Job srgb(c);
+    std::string why;
+    if (!srgb.supported(&why))
+        GTEST_SKIP() << why;
+    Image image;
+    ASSERT_EQ(image.create(srgb.imageSpec()),
+              VK_SUCCESS); // a valid image (mutable, extended usage)
+    vkfx::DownsampleTargetCreateInfo t = goodTargetInfo();
+    t.image = image.handle();
+    t.format = VK_FORMAT_R8G8B8A8_SRGB;
+    t.flags = 0; // described without MUTABLE_FORMAT
+    expectTargetFails(VK_ERROR_VALIDATION_FAILED_EXT, t);
+}
+
+TEST_F(DownsampleBadInput, TargetMipLevelsBeyondTheFullChainAreRejected) {
+    vkfx::DownsampleTargetCreateInfo t = goodTargetInfo();
+    t.mipLevels = fullChainLength(t.extent.width, t.extent.height) + 1;
+    expectTargetFails(VK_ERROR_VALIDATION_FAILED_EXT, t);
+}
+
+TEST_F(DownsampleBadInput, LevelCountBeyondTheChainIsRejected) {
+    vkfx::DownsampleInfo info = m_job->info();
+    info.levelCount = m_job->writtenLevels() + 1;
+    expectRecordFails(VK_ERROR_VALIDATION_FAILED_EXT,
+                      [&](VkCommandBuffer cmd) { return m_ds->record(cmd, info); });
+}
+
+TEST_F(DownsampleBadInput, ZeroLevelCountIsRejected) {
+    vkfx::DownsampleInfo info = m_job->info();
+    info.levelCount = 0;
+    expectRecordFails(VK_ERROR_VALIDATION_FAILED_EXT,
+                      [&](VkCommandBuffer cmd) { return m_ds->record(cmd, info); });
+}
+
+TEST_F(DownsampleBadInput, BaseLevelBeyondTheImageIsRejected) {
+    vkfx::DownsampleInfo info = m_job->info();
+    info.baseLevel = m_job->image().spec().mipLevels;
+    expectRecordFails(VK_ERROR_VALIDATION_FAILED_EXT,
+                      [&](VkCommandBuffer cmd) { return m_ds->record(cmd, info); });
+}
+
+TEST_F(DownsampleBadInput, UnsupportedFormatsAreRejectedAtDownsamplerCreation) {
+    for (VkFormat format :
+         {VK_FORMAT_R8G8B8_UNORM, VK_FORMAT_R32G32B32A32_UINT, VK_FORMAT_D32_SFLOAT}) {
+        SCOPED_TRACE(formatName(format));
+        const std::string before = freshLastError();
+        vkfx::DownsamplerCreateInfo info;
+        info.format = format;
+        vkfx::Downsampler ds;
+        EXPECT_EQ(vkfx::Downsampler::create(ctx().vkfx, info, &ds), VK_ERROR_FORMAT_NOT_SUPPORTED);
+        EXPECT_TRUE(isFreshReason(before));
+        EXPECT_FALSE(ds.valid());
+    }
+}
+
+TEST_F(DownsampleBadInput, UnsupportedFormatsAreRejectedAtTargetCreation) {
+    for (VkFormat format : {VK_FORMAT_R8G8B8_UNORM, VK_FORMAT_R32G32B32A32_UINT}) {
+        SCOPED_TRACE(formatName(format));
+        vkfx::DownsampleTargetCreateInfo t = goodTargetInfo();
+        t.format = format; // vkfx must refuse before touching the image
+        expectTargetFails(VK_ERROR_FORMAT_NOT_SUPPORTED, t);
+    }
+}
+
+TEST_F(DownsampleBadInput, ZeroExtentIsRejected) {
+    for (VkExtent2D e : {VkExtent2D{0, 100}, VkExtent2D{64, 0}}) {
+        SCOPED_TRACE(extentName(e));
+        vkfx::DownsampleTargetCreateInfo t = goodTargetInfo();
+        t.extent = e;
+        t.mipLevels = 1;
+        expectTargetFails(VK_ERROR_VALIDATION_FAILED_EXT, t);
+    }
+}
+
+TEST_F(DownsampleBadInput, ExtentOverMaxImageDimension2DIsRejected) {
+    const std::uint32_t max = ctx().limits().maxImageDimension2D;
+    for (VkExtent2D e : {VkExtent2D{max + 1, 1}, VkExtent2D{1, max + 1}}) {
+        SCOPED_TRACE(extentName(e));
+        vkfx::DownsampleTargetCreateInfo t = goodTargetInfo();
+        t.extent = e;
+        t.mipLevels = 1;
+        expectTargetFails(VK_ERROR_VALIDATION_FAILED_EXT, t);
+    }
+}
+
+TEST_F(DownsampleBadInput, NullCommandBufferIsRejected) {
+    const std::string before = freshLastError();
+    EXPECT_EQ(m_ds->record(VK_NULL_HANDLE, m_job->info()), VK_ERROR_VALIDATION_FAILED_EXT);
+    EXPECT_TRUE(isFreshReason(before));
+}
+
+TEST_F(DownsampleBadInput, NullTargetIsRejected) {
+    vkfx::DownsampleInfo info = m_job->info();
+    info.target = nullptr;
+    expectRecordFails(VK_ERROR_VALIDATION_FAILED_EXT,
+                      [&](VkCommandBuffer cmd) { return m_ds->record(cmd, info); });
+}
+
+TEST_F(DownsampleBadInput, DestroyedTargetIsRejected) {
+    vkfx::DownsampleTarget target;
+    ASSERT_EQ(vkfx::DownsampleTarget::create(ctx().vkfx, goodTargetInfo(), &target), VK_SUCCESS);
+    target.destroy();
+    vkfx::DownsampleInfo info = m_job->info();
+    info.target = &target;
+    expectRecordFails(VK_ERROR_VALIDATION_FAILED_EXT,
+                      [&](VkCommandBuffer cmd) { return m_ds->record(cmd, info); });
+}
+
+TEST_F(DownsampleBadInput, TargetOfAnotherFormatIsRejected) {
+    Case c;
+    c.format = VK_FORMAT_R16G16B16A16_SFLOAT;
+    c.extent = {64, 100};
+    Job other(c);
+    std::string why;
+    if (!other.supported(&why))
+        GTEST_SKIP() << why;
+    ASSERT_TRUE(other.create());
+    vkfx::DownsampleInfo info = other.info(); // an RGBA16F target for the RGBA8 Downsampler
+    expectRecordFails(VK_ERROR_VALIDATION_FAILED_EXT,
+                      [&](VkCommandBuffer cmd) { return m_ds->record(cmd, info); });
+}
+
+TEST_F(DownsampleBadInput, MinMaxWithoutMaxImageIsRejected) {
+    Case c = m_job->spec();
+    c.reduction = Reduction::MinMax;
+    const vkfx::Downsampler *minmax = cachedDownsampler(downsamplerInfo(c));
+    ASSERT_NE(minmax, nullptr);
+    vkfx::DownsampleInfo info = m_job->info(); // m_job's target has no maxImage
+    expectRecordFails(VK_ERROR_VALIDATION_FAILED_EXT,
+                      [&](VkCommandBuffer cmd) { return minmax->record(cmd, info); });
+}
+
+TEST_F(DownsampleBadInput, SourceLayoutThatCannotBeSampledIsRejected) {
+    vkfx::DownsampleInfo info = m_job->info();
+    info.sourceLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+    expectRecordFails(VK_ERROR_VALIDATION_FAILED_EXT,
+                      [&](VkCommandBuffer cmd) { return m_ds->record(cmd, info); });
+}
+
+TEST_F(DownsampleBadInput, TooSmallCallerScratchIsRejected) {
+    Case c;
+    c.extent = {1000, 700}; // 10 levels: needs more than the minimum scratch
+    Job big(c);
+    std::string why;
+    if (!big.supported(&why))
+        GTEST_SKIP() << why;
+    ASSERT_TRUE(big.create());
+    vkfx::ScratchRequirements req = m_ds->scratchRequirements(c.extent, 1, big.writtenLevels());
+    ASSERT_GT(req.size, 16u);
+    Buffer scratch;
+    ASSERT_EQ(scratch.create(req.size, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT), VK_SUCCESS);
+    vkfx::DownsampleInfo info = big.info();
+    info.scratchBuffer = scratch.handle();
+    info.scratchSize = req.size - 4;
+    expectRecordFails(VK_ERROR_VALIDATION_FAILED_EXT,
+                      [&](VkCommandBuffer cmd) { return m_ds->record(cmd, info); });
+}
+
+TEST_F(DownsampleBadInput, MisalignedScratchOffsetIsRejected) {
+    vkfx::DownsampleInfo info = m_job->info();
+    vkfx::ScratchRequirements req =
+        m_ds->scratchRequirements(m_job->baseExtent(), 1, m_job->writtenLevels());
+    ASSERT_GE(req.alignment, 4u);
+    Buffer scratch;
+    ASSERT_EQ(scratch.create(req.alignment * 4 + req.size, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT),
+              VK_SUCCESS);
+    info.scratchBuffer = scratch.handle();
+    info.scratchOffset = req.alignment + req.alignment / 2;
+    expectRecordFails(VK_ERROR_VALIDATION_FAILED_EXT,
+                      [&](VkCommandBuffer cmd) { return m_ds->record(cmd, info); });
+}
+
+} // namespace
