@@ -1,0 +1,65 @@
+// vkfx-bench: results and their output (the stdout table, CSV, JSON).
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace bench {
+
+// One workload's GPU time over the timed repetitions.
+struct Timing {
+    bool valid = false;
+    double medianUs = 0;
+    double minUs = 0;
+    // Why there is no time when !valid: "-" (the method cannot do this reduction), "n/a" (the
+    // device cannot), or an error.
+    std::string note;
+};
+
+// One downsample case: an image, a format and a reduction, every method measured in one run.
+struct Row {
+    std::string name;   // "R8G8B8A8_UNORM 1920x1080 avg": what --filter matches
+    std::string format; // "R8G8B8A8_UNORM"
+    std::uint32_t width = 0, height = 0, layers = 1;
+    std::string reduction;    // "avg" or "min"
+    std::uint32_t levels = 0; // levels of the full chain, level 0 included
+    double bytes = 0;         // base read once + every other level written once, all layers
+    Timing vkfx, blit, chain;
+    std::string skipped; // non-empty: the case was not run, and why
+};
+
+// vkfx's throughput (GB/s, bytes over the median time) and fraction of the copy ceiling; its
+// speed-up over the blit chain (medians); each 0 when not measured.
+double vkfxGBps(const Row &row);
+double ceilingFraction(const Row &row, double ceilingGBps);
+double speedupOverBlit(const Row &row);
+
+struct RunInfo {
+    std::string device; // name (type, vendor / device id)
+    std::string driver;
+    std::string vulkan; // device API version
+    std::string date;   // UTC, ISO 8601
+    double timestampPeriodNs = 0;
+    std::uint32_t timestampValidBits = 0;
+    std::uint32_t reps = 0, warmup = 0;
+    std::string eviction;   // how inputs are kept out of the L2 between repetitions
+    double ceilingGBps = 0; // median of the copy repetitions (bytes read + written)
+    double ceilingBestGBps = 0;
+    double copyMiB = 0; // size of the buffer copied to measure the ceiling
+    bool quick = false;
+    bool validation = false;
+};
+
+void printHeader(std::FILE *out, const RunInfo &info);
+void printTableHeader(std::FILE *out);
+void printRow(std::FILE *out, const Row &row, double ceilingGBps);
+void printLegend(std::FILE *out);
+
+// Write every row with the run's device, driver, date, ceiling and repetitions. False (and a
+// reason on stderr) when the file cannot be written.
+bool writeCsv(const std::string &path, const RunInfo &info, const std::vector<Row> &rows);
+bool writeJson(const std::string &path, const RunInfo &info, const std::vector<Row> &rows);
+
+} // namespace bench

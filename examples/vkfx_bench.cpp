@@ -1,0 +1,967 @@
+// vkfx-bench: times vkfx's kernels against what an engine would use instead, on any Vulkan device.
+//
+//   vkfx-bench [--device NAME] [--quick] [--reps N] [--warmup N] [--filter A,B,...]
+//              [--csv FILE] [--json FILE] [--no-evict] [--evict-mib N] [--copy-mib N] [--list]
+//              [--verbose]
+//
+// Downsample (the only mode so far). For every case (format, extent, layers, reduction) it builds
+// the whole mip chain three ways, in the same run, on the same image:
+//   vkfx   vkfx::Downsampler::record: every level of every layer in one dispatch;
+//   blit   a vkCmdBlitImage chain (linear filter, level k -> k+1) with one image barrier between
+//          levels (TRANSFER_DST -> TRANSFER_SRC of the level just written): what most engines do;
+//   chain  one compute dispatch per level (texelFetch of the 2x2 box of level k through a sampled
+//          view, imageStore into level k+1 through a storage view) with a barrier between levels:
+//          the straightforward compute approach (examples/bench/chain.comp).
+// Level 0 holds hash noise (a constant image could be stored compressed). The layout transitions
+// an engine does before and after generating the chain are outside the timed region for every
+// method; the barriers between levels are inside it.
+//
+// Timing. Each workload is recorded `warmup + reps` times into one command buffer, each repetition
+// between two vkCmdWriteTimestamp(BOTTOM_OF_PIPE): the first is written once everything before it
+// (the eviction pass) has completed, the second once the workload has. Times are the low
+// timestampValidBits of the difference times timestampPeriod; the table gives the median and the
+// minimum of the timed repetitions. Every repetition is separated from the next by a global
+// barrier.
+//
+// L2 eviction. Before every repetition (warm-up included) a compute copy moves --evict-mib MiB
+// (default 256) from one buffer into another, followed by a barrier, so the input level and the
+// levels written by the last repetition are out of the L2 (50 MB on an H200) as in a real frame,
+// where other work runs between the producer of an image and its mip chain. --no-evict turns it
+// off (inputs may then start hot in L2).
+//
+// Copy ceiling. A compute copy of a --copy-mib MiB buffer (default 1024; uint4 loads and stores,
+// grid-stride, examples/bench/copy.comp) into another: bytes read + bytes written over the median
+// time. vkCmdCopyBuffer is not used: it is much slower than a compute copy on NVIDIA.
+//
+// --quick (CI, lavapipe): only 1920x1080, the 1024^2 cube and 2047^2, 3 repetitions after 1
+// warm-up, a 64 MiB copy and a 16 MiB eviction copy. --filter runs only the rows whose name
+// ("R8G8B8A8_SRGB 1920x1080 avg", "R8G8B8A8_UNORM 1024x1024x6 avg") contains one of the
+// comma-separated strings (any case).
+//
+// VKFX_BENCH_VALIDATION=1 enables the Khronos validation layer with synchronization validation;
+// any message makes the exit status 1 (and the times mean nothing).
+//
+// Exit status: 0; 1 on a fatal error or validation messages; 2 when a workload failed (vkfx or a
+// baseline returned an error: "error: ..." in its cell); 77 when VKFX_BENCH_VALIDATION=1 but the
+// validation layer is not installed. Rows skipped for device limits (size, memory) and cells
+// marked "n/a" (the device cannot) or "-" (the method cannot) are no failures.
+#include "bench/gpu.hpp"
+#include "bench/report.hpp"
+
+#include <vkfx/spirv/bench.hpp>
+#include <vkfx/spirv/bench_chain.hpp>
+#include <vkfx/spirv/bench_fill.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <functional>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace {
+
+using namespace bench;
+
+constexpr VkDeviceSize kMiB = VkDeviceSize{1} << 20;
+constexpr std::uint32_t kCopyGroupSize = 256; // local_size_x of copy.comp
+constexpr std::uint32_t kCopyUnroll = 4;      // kUnroll of copy.comp
+constexpr std::uint32_t kTile = 8;            // local size of chain.comp and fill.comp
+
+// --- options -------------------------------------------------------------------------------------
+
+struct Options {
+    std::string device;
+    bool quick = false;
+    std::uint32_t reps = 30;
+    std::uint32_t warmup = 3;
+    std::vector<std::string> filters;
+    std::string csv, json;
+    bool evict = true;
+    std::uint32_t evictMiB = 256;
+    std::uint32_t copyMiB = 1024;
+    bool list = false;
+    bool verbose = false;
+};
+
+void usage(std::FILE *out) {
+    std::fprintf(
+        out,
+        "usage: vkfx-bench [options]\n"
+        "  --device NAME    run on the first device whose name contains NAME (any case);\n"
+        "                   default: the first GPU, else lavapipe\n"
+        "  --quick          small sizes only, 3 repetitions, small copy/eviction buffers (CI)\n"
+        "  --reps N         timed repetitions per workload (default 30; --quick: 3)\n"
+        "  --warmup N       untimed repetitions first (default 3; --quick: 1)\n"
+        "  --filter A,B     only rows whose name contains A or B (any case), e.g.\n"
+        "                   \"R32_SFLOAT\", \"4096x4096\", \"SRGB 1920x1080\", \" min\"\n"
+        "  --csv FILE       also write the rows as CSV\n"
+        "  --json FILE      also write the rows as JSON\n"
+        "  --no-evict       do not push the input out of the L2 before each repetition\n"
+        "  --evict-mib N    size of each buffer of the eviction copy (default 256; --quick: 16)\n"
+        "  --copy-mib N     size of the buffer copied for the copy ceiling (default 1024;\n"
+        "                   --quick: 64); capped by maxStorageBufferRange\n"
+        "  --list           print the rows that would run, and exit\n"
+        "  --verbose        print the wall time of each step to stderr\n"
+        "environment: VKFX_BENCH_VALIDATION=1 enables the validation layer and\n"
+        "             synchronization validation (the times then mean nothing)\n");
+}
+
+std::uint32_t parseCount(const char *flag, const char *text, std::uint32_t least) {
+    char *end = nullptr;
+    unsigned long v = std::strtoul(text, &end, 10);
+    if (!*text || *end || v < least || v > 1000000) {
+        die(std::string(flag) + " wants a whole number >= " + std::to_string(least) + ", not '" +
+            text + "'");
+    }
+    return static_cast<std::uint32_t>(v);
+}
+
+Options parseOptions(int argc, char **argv) {
+    Options o;
+    bool repsSet = false, warmupSet = false, evictSet = false, copySet = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        auto value = [&]() -> const char * {
+            if (i + 1 >= argc)
+                die(a + " needs a value (see --help)");
+            return argv[++i];
+        };
+        if (a == "--help" || a == "-h") {
+            usage(stdout);
+            std::exit(0);
+        } else if (a == "--device") {
+            o.device = value();
+        } else if (a == "--quick") {
+            o.quick = true;
+        } else if (a == "--reps") {
+            o.reps = parseCount("--reps", value(), 1);
+            repsSet = true;
+        } else if (a == "--warmup") {
+            o.warmup = parseCount("--warmup", value(), 0);
+            warmupSet = true;
+        } else if (a == "--filter") {
+            std::string list = value();
+            std::size_t start = 0;
+            while (start <= list.size()) {
+                std::size_t comma = list.find(',', start);
+                if (comma == std::string::npos)
+                    comma = list.size();
+                std::string f = list.substr(start, comma - start);
+                if (!f.empty())
+                    o.filters.push_back(lowerCase(f));
+                start = comma + 1;
+            }
+        } else if (a == "--csv") {
+            o.csv = value();
+        } else if (a == "--json") {
+            o.json = value();
+        } else if (a == "--no-evict") {
+            o.evict = false;
+        } else if (a == "--evict-mib") {
+            o.evictMiB = parseCount("--evict-mib", value(), 1);
+            evictSet = true;
+        } else if (a == "--copy-mib") {
+            o.copyMiB = parseCount("--copy-mib", value(), 1);
+            copySet = true;
+        } else if (a == "--list") {
+            o.list = true;
+        } else if (a == "--verbose") {
+            o.verbose = true;
+        } else {
+            usage(stderr);
+            die("unknown option '" + a + "'");
+        }
+    }
+    if (o.quick) {
+        if (!repsSet)
+            o.reps = 3;
+        if (!warmupSet)
+            o.warmup = 1;
+        if (!evictSet)
+            o.evictMiB = 16;
+        if (!copySet)
+            o.copyMiB = 64;
+    }
+    return o;
+}
+
+// --- cases ---------------------------------------------------------------------------------------
+
+enum class Fill { Rgba8, Rgba16f, R32f };
+
+struct Format {
+    VkFormat format;
+    const char *name;
+    VkFormat storage; // format of the storage views (UNORM for sRGB)
+    std::uint32_t bytesPerTexel;
+    Fill fill;
+};
+
+const Format kRgba8{VK_FORMAT_R8G8B8A8_UNORM, "R8G8B8A8_UNORM", VK_FORMAT_R8G8B8A8_UNORM, 4,
+                    Fill::Rgba8};
+const Format kSrgba8{VK_FORMAT_R8G8B8A8_SRGB, "R8G8B8A8_SRGB", VK_FORMAT_R8G8B8A8_UNORM, 4,
+                     Fill::Rgba8};
+const Format kRgba16f{VK_FORMAT_R16G16B16A16_SFLOAT, "R16G16B16A16_SFLOAT",
+                      VK_FORMAT_R16G16B16A16_SFLOAT, 8, Fill::Rgba16f};
+const Format kR32f{VK_FORMAT_R32_SFLOAT, "R32_SFLOAT", VK_FORMAT_R32_SFLOAT, 4, Fill::R32f};
+
+struct Case {
+    Format format;
+    vkfx::Reduction reduction;
+    std::uint32_t width, height, layers;
+    bool quick; // part of --quick
+    std::string name;
+};
+
+std::vector<Case> allCases() {
+    struct Size {
+        std::uint32_t w, h;
+        bool quick;
+    };
+    const Size sizes[] = {{1920, 1080, true},   {2560, 1440, false}, {3840, 2160, false},
+                          {2048, 2048, false},  {4096, 4096, false}, {8192, 8192, false},
+                          {16384, 16384, false}};
+    const std::pair<Format, vkfx::Reduction> groups[] = {{kRgba8, vkfx::Reduction::Average},
+                                                         {kSrgba8, vkfx::Reduction::Average},
+                                                         {kRgba16f, vkfx::Reduction::Average},
+                                                         {kR32f, vkfx::Reduction::Average},
+                                                         {kR32f, vkfx::Reduction::Min}};
+    std::vector<Case> cases;
+    auto add = [&](const Format &f, vkfx::Reduction r, std::uint32_t w, std::uint32_t h,
+                   std::uint32_t layers, bool quick) {
+        std::string name = std::string(f.name) + " " + std::to_string(w) + "x" + std::to_string(h);
+        if (layers > 1)
+            name += "x" + std::to_string(layers);
+        name += r == vkfx::Reduction::Min ? " min" : " avg";
+        cases.push_back({f, r, w, h, layers, quick, name});
+    };
+    for (const auto &[format, reduction] : groups) {
+        for (const Size &s : sizes)
+            add(format, reduction, s.w, s.h, 1, s.quick);
+    }
+    add(kRgba8, vkfx::Reduction::Average, 1024, 1024, 6, true);  // a cube
+    add(kRgba8, vkfx::Reduction::Average, 4095, 4095, 1, false); // odd sizes
+    add(kRgba8, vkfx::Reduction::Average, 2047, 2047, 1, true);
+    return cases;
+}
+
+using vkfx::detail::fullChainLevels;
+using vkfx::detail::mipExtent;
+
+std::string utcNow() {
+    std::time_t now = std::time(nullptr);
+    char buf[32] = "unknown";
+    if (const std::tm *t = std::gmtime(&now))
+        std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", t);
+    return buf;
+}
+
+std::string mib(VkDeviceSize bytes) { return std::to_string((bytes + kMiB - 1) / kMiB) + " MiB"; }
+
+// --- the benchmark -------------------------------------------------------------------------------
+
+// What one workload records. Only `work` is timed.
+struct Method {
+    std::function<void(VkCommandBuffer)> prologue;  // once, before the first repetition
+    std::function<bool(VkCommandBuffer)> work;      // false: recording failed (vkfx::lastError())
+    std::function<void(VkCommandBuffer)> afterEach; // after each repetition's closing barrier
+    std::function<void(VkCommandBuffer)> epilogue;  // once, after the last repetition
+    bool evict = true;
+};
+
+// A benchmark image: every level, its memory, and per level a sampled view (the image's format:
+// sRGB decodes) and a storage view (UNORM for sRGB), both 2D_ARRAY over all layers.
+struct TestImage {
+    VkImage image = VK_NULL_HANDLE;
+    VkDeviceMemory memory = VK_NULL_HANDLE;
+    VkImageCreateInfo info{};
+    std::vector<VkImageView> sampled, storage;
+};
+
+class Runner {
+  public:
+    Runner(Gpu &gpu, const Options &options);
+    ~Runner();
+    Runner(const Runner &) = delete;
+    Runner &operator=(const Runner &) = delete;
+
+    // Measures the copy ceiling; fills `info` (ceiling, copy size).
+    void measureCeiling(RunInfo *info);
+    std::string evictionText() const;
+    Row run(const Case &c);
+
+  private:
+    Timing measure(const Method &m);
+    void recordCopy(VkCommandBuffer cmd, const Buffer &src, const Buffer &dst,
+                    VkDeviceSize bytes) const;
+    VkDeviceSize storageBufferCap(VkDeviceSize wanted) const;
+    std::string createImage(const Case &c, std::uint32_t levels, TestImage *out);
+    void destroyImage(TestImage &image);
+    void fillImage(const Case &c, const TestImage &image, std::uint32_t levels);
+    const Kernel &fillKernel(Fill f) const;
+    const Kernel &chainKernel(const Case &c) const;
+    // The Downsampler for (format, reduction) with at least `scratch` bytes of scratch.
+    VkResult downsampler(const Case &c, VkDeviceSize scratch, const vkfx::Downsampler **out);
+
+    Timing measureVkfx(const Case &c, const TestImage &image, std::uint32_t levels);
+    Timing measureChain(const Case &c, const TestImage &image, std::uint32_t levels);
+    Timing measureBlit(const Case &c, const TestImage &image, std::uint32_t levels);
+
+    Gpu &m_gpu;
+    Options m_options;
+    Kernel m_copy;
+    Kernel m_fill[3];
+    Kernel m_chainRgba8, m_chainSrgb8, m_chainRgba16f, m_chainR32fAvg, m_chainR32fMin;
+    Buffer m_evictSrc, m_evictDst;
+    VkQueryPool m_queries = VK_NULL_HANDLE;
+    struct CachedDownsampler {
+        vkfx::Downsampler downsampler;
+        VkDeviceSize scratch = 0;
+    };
+    std::map<std::pair<VkFormat, vkfx::Reduction>, CachedDownsampler> m_downsamplers;
+    std::uint32_t m_seed = 1;
+};
+
+Runner::Runner(Gpu &gpu, const Options &options) : m_gpu(gpu), m_options(options) {
+    using namespace vkfx::spirv;
+    const VkDescriptorType kBuf = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    const VkDescriptorType kSampled = VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE;
+    const VkDescriptorType kStorage = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
+    m_copy = createKernel(gpu, bench_copy, sizeof(bench_copy), {kBuf, kBuf}, 4, "copy");
+    m_fill[0] =
+        createKernel(gpu, bench_fill_rgba8, sizeof(bench_fill_rgba8), {kStorage}, 12, "fill");
+    m_fill[1] =
+        createKernel(gpu, bench_fill_rgba16f, sizeof(bench_fill_rgba16f), {kStorage}, 12, "fill");
+    m_fill[2] = createKernel(gpu, bench_fill_r32f, sizeof(bench_fill_r32f), {kStorage}, 12, "fill");
+    m_chainRgba8 = createKernel(gpu, bench_chain_rgba8_avg, sizeof(bench_chain_rgba8_avg),
+                                {kSampled, kStorage}, 8, "chain");
+    m_chainSrgb8 = createKernel(gpu, bench_chain_srgb8_avg, sizeof(bench_chain_srgb8_avg),
+                                {kSampled, kStorage}, 8, "chain");
+    m_chainRgba16f = createKernel(gpu, bench_chain_rgba16f_avg, sizeof(bench_chain_rgba16f_avg),
+                                  {kSampled, kStorage}, 8, "chain");
+    m_chainR32fAvg = createKernel(gpu, bench_chain_r32f_avg, sizeof(bench_chain_r32f_avg),
+                                  {kSampled, kStorage}, 8, "chain");
+    m_chainR32fMin = createKernel(gpu, bench_chain_r32f_min, sizeof(bench_chain_r32f_min),
+                                  {kSampled, kStorage}, 8, "chain");
+
+    VkQueryPoolCreateInfo qpi{};
+    qpi.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO;
+    qpi.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    qpi.queryCount = 2 * (options.warmup + options.reps); // two per repetition
+    check(vkCreateQueryPool(gpu.device, &qpi, nullptr, &m_queries), "vkCreateQueryPool");
+
+    if (options.evict) {
+        const VkDeviceSize bytes = storageBufferCap(VkDeviceSize{options.evictMiB} * kMiB);
+        const VkBufferUsageFlags usage =
+            VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+        check(createBuffer(gpu, bytes, usage, &m_evictSrc), "allocating the eviction buffer");
+        check(createBuffer(gpu, bytes, usage, &m_evictDst), "allocating the eviction buffer");
+        VkCommandBuffer cmd = beginCommands(gpu);
+        vkCmdFillBuffer(cmd, m_evictSrc.buffer, 0, VK_WHOLE_SIZE, 0x3C3C3C3Cu);
+        submitAndWait(gpu);
+    }
+}
+
+Runner::~Runner() {
+    vkDeviceWaitIdle(m_gpu.device);
+    m_downsamplers.clear();
+    destroyBuffer(m_gpu, m_evictSrc);
+    destroyBuffer(m_gpu, m_evictDst);
+    if (m_queries)
+        vkDestroyQueryPool(m_gpu.device, m_queries, nullptr);
+    for (Kernel *k : {&m_copy, &m_fill[0], &m_fill[1], &m_fill[2], &m_chainRgba8, &m_chainSrgb8,
+                      &m_chainRgba16f, &m_chainR32fAvg, &m_chainR32fMin}) {
+        destroyKernel(m_gpu, *k);
+    }
+}
+
+// A copy's size capped to what one storage-buffer descriptor may cover, in whole MiB.
+VkDeviceSize Runner::storageBufferCap(VkDeviceSize wanted) const {
+    VkDeviceSize cap =
+        std::min<VkDeviceSize>(m_gpu.props.limits.maxStorageBufferRange, m_gpu.maxAllocation);
+    cap = std::max(cap / kMiB, VkDeviceSize{1}) * kMiB;
+    return std::min(wanted, cap);
+}
+
+std::string Runner::evictionText() const {
+    if (!m_options.evict)
+        return "none (--no-evict): inputs may start in the L2";
+    return "before every repetition a compute copy of " + mib(m_evictSrc.size) + " into a second " +
+           mib(m_evictSrc.size) +
+           " buffer, then a barrier: the image is out of the L2 (50 MB on an H200) " +
+           "when each repetition starts";
+}
+
+void Runner::recordCopy(VkCommandBuffer cmd, const Buffer &src, const Buffer &dst,
+                        VkDeviceSize bytes) const {
+    const VkDescriptorBufferInfo s{src.buffer, 0, bytes};
+    const VkDescriptorBufferInfo d{dst.buffer, 0, bytes};
+    const auto count = static_cast<std::uint32_t>(bytes / 16);
+    bindKernel(m_gpu, cmd, m_copy, {bufferWrite(0, &s), bufferWrite(1, &d)}, &count, sizeof(count));
+    const std::uint32_t perGroup = kCopyGroupSize * kCopyUnroll;
+    std::uint32_t groups = (count + perGroup - 1) / perGroup;
+    groups = std::clamp(groups, 1u, m_gpu.props.limits.maxComputeWorkGroupCount[0]);
+    vkCmdDispatch(cmd, groups, 1, 1);
+}
+
+Timing Runner::measure(const Method &m) {
+    const std::uint32_t n = m_options.warmup + m_options.reps;
+    VkCommandBuffer cmd = beginCommands(m_gpu);
+    vkCmdResetQueryPool(cmd, m_queries, 0, 2 * n);
+    if (m.prologue)
+        m.prologue(cmd);
+    bool ok = true;
+    for (std::uint32_t i = 0; i < n && ok; ++i) {
+        if (m.evict && m_options.evict) {
+            recordCopy(cmd, m_evictSrc, m_evictDst, m_evictSrc.size);
+            fullBarrier(cmd);
+        }
+        vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, m_queries, 2 * i);
+        ok = m.work(cmd);
+        if (!ok)
+            break;
+        vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, m_queries, 2 * i + 1);
+        fullBarrier(cmd);
+        if (m.afterEach)
+            m.afterEach(cmd);
+    }
+    if (ok && m.epilogue)
+        m.epilogue(cmd);
+    submitAndWait(m_gpu);
+
+    Timing t;
+    if (!ok) {
+        t.note = std::string("error: ") + vkfx::lastError();
+        return t;
+    }
+    std::vector<std::uint64_t> stamps(2 * n);
+    check(vkGetQueryPoolResults(m_gpu.device, m_queries, 0, 2 * n,
+                                stamps.size() * sizeof(std::uint64_t), stamps.data(),
+                                sizeof(std::uint64_t),
+                                VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+          "vkGetQueryPoolResults");
+    const std::uint64_t mask = m_gpu.timestampValidBits >= 64
+                                   ? ~std::uint64_t{0}
+                                   : (std::uint64_t{1} << m_gpu.timestampValidBits) - 1;
+    std::vector<double> us;
+    for (std::uint32_t i = m_options.warmup; i < n; ++i) {
+        const std::uint64_t ticks = (stamps[2 * i + 1] - stamps[2 * i]) & mask;
+        us.push_back(static_cast<double>(ticks) *
+                     static_cast<double>(m_gpu.props.limits.timestampPeriod) / 1000.0);
+    }
+    std::sort(us.begin(), us.end());
+    const std::size_t mid = us.size() / 2;
+    t.valid = true;
+    t.minUs = us.front();
+    t.medianUs = us.size() % 2 ? us[mid] : 0.5 * (us[mid - 1] + us[mid]);
+    return t;
+}
+
+void Runner::measureCeiling(RunInfo *info) {
+    VkDeviceSize bytes = storageBufferCap(VkDeviceSize{m_options.copyMiB} * kMiB);
+    const VkBufferUsageFlags usage =
+        VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    Buffer src, dst;
+    // Halve the size until both buffers fit in memory.
+    for (;;) {
+        VkResult r = createBuffer(m_gpu, bytes, usage, &src);
+        if (r == VK_SUCCESS)
+            r = createBuffer(m_gpu, bytes, usage, &dst);
+        if (r == VK_SUCCESS)
+            break;
+        destroyBuffer(m_gpu, src);
+        if (bytes <= 16 * kMiB)
+            check(r, "allocating the copy-ceiling buffers");
+        bytes /= 2;
+    }
+    VkCommandBuffer cmd = beginCommands(m_gpu);
+    vkCmdFillBuffer(cmd, src.buffer, 0, VK_WHOLE_SIZE, 0x5A5A5A5Au);
+    submitAndWait(m_gpu);
+
+    Method copy;
+    copy.evict = false; // the buffer is many times the L2 already
+    copy.work = [&](VkCommandBuffer c) {
+        recordCopy(c, src, dst, bytes);
+        return true;
+    };
+    Timing t = measure(copy);
+    destroyBuffer(m_gpu, src);
+    destroyBuffer(m_gpu, dst);
+    const double moved = 2.0 * static_cast<double>(bytes);
+    info->copyMiB = static_cast<double>(bytes / kMiB);
+    info->ceilingGBps = moved / (t.medianUs * 1e3);
+    info->ceilingBestGBps = moved / (t.minUs * 1e3);
+}
+
+std::string Runner::createImage(const Case &c, std::uint32_t levels, TestImage *out) {
+    *out = TestImage{};
+    const VkPhysicalDeviceLimits &limits = m_gpu.props.limits;
+    if (std::max(c.width, c.height) > limits.maxImageDimension2D) {
+        return "over maxImageDimension2D (" + std::to_string(limits.maxImageDimension2D) + ")";
+    }
+    const bool srgb = c.format.storage != c.format.format;
+    VkImageCreateInfo &ii = out->info;
+    ii.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO;
+    if (srgb)
+        ii.flags |= VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT | VK_IMAGE_CREATE_EXTENDED_USAGE_BIT;
+    if (c.layers == 6 && c.width == c.height)
+        ii.flags |= VK_IMAGE_CREATE_CUBE_COMPATIBLE_BIT;
+    ii.imageType = VK_IMAGE_TYPE_2D;
+    ii.format = c.format.format;
+    ii.extent = {c.width, c.height, 1};
+    ii.mipLevels = levels;
+    ii.arrayLayers = c.layers;
+    ii.samples = VK_SAMPLE_COUNT_1_BIT;
+    ii.tiling = VK_IMAGE_TILING_OPTIMAL;
+    ii.usage = VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_SAMPLED_BIT |
+               VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
+    ii.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+    ii.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+
+    VkImageFormatProperties ifp{};
+    if (vkGetPhysicalDeviceImageFormatProperties(m_gpu.physical, ii.format, ii.imageType, ii.tiling,
+                                                 ii.usage, ii.flags, &ifp) != VK_SUCCESS) {
+        return "the device has no such image (format, usage, flags)";
+    }
+    if (ifp.maxExtent.width < c.width || ifp.maxExtent.height < c.height ||
+        ifp.maxMipLevels < levels || ifp.maxArrayLayers < c.layers) {
+        return "over the device's image limits for this format";
+    }
+    if (vkCreateImage(m_gpu.device, &ii, nullptr, &out->image) != VK_SUCCESS)
+        return "vkCreateImage failed";
+    VkMemoryRequirements req;
+    vkGetImageMemoryRequirements(m_gpu.device, out->image, &req);
+    const std::uint32_t type =
+        findMemoryType(m_gpu, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+    if (type == UINT32_MAX) {
+        destroyImage(*out);
+        return "no device-local memory type for the image";
+    }
+    const VkDeviceSize heap =
+        m_gpu.memory.memoryHeaps[m_gpu.memory.memoryTypes[type].heapIndex].size;
+    if (req.size > m_gpu.maxAllocation || req.size > heap / 10 * 7 ||
+        req.size > ifp.maxResourceSize) {
+        destroyImage(*out);
+        return "needs " + mib(req.size) + " in one allocation (maxMemoryAllocationSize " +
+               mib(m_gpu.maxAllocation) + ", heap " + mib(heap) + ")";
+    }
+    VkMemoryAllocateInfo ai{};
+    ai.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
+    ai.allocationSize = req.size;
+    ai.memoryTypeIndex = type;
+    if (vkAllocateMemory(m_gpu.device, &ai, nullptr, &out->memory) != VK_SUCCESS) {
+        destroyImage(*out);
+        return "out of device memory (" + mib(req.size) + ")";
+    }
+    check(vkBindImageMemory(m_gpu.device, out->image, out->memory, 0), "vkBindImageMemory");
+
+    for (std::uint32_t level = 0; level < levels; ++level) {
+        for (int storage = 0; storage < 2; ++storage) {
+            VkImageViewUsageCreateInfo viewUsage{};
+            viewUsage.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_USAGE_CREATE_INFO;
+            viewUsage.usage = storage ? VK_IMAGE_USAGE_STORAGE_BIT : VK_IMAGE_USAGE_SAMPLED_BIT;
+            VkImageViewCreateInfo vi{};
+            vi.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO;
+            vi.pNext = &viewUsage;
+            vi.image = out->image;
+            vi.viewType = VK_IMAGE_VIEW_TYPE_2D_ARRAY;
+            vi.format = storage ? c.format.storage : c.format.format;
+            vi.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, level, 1, 0, c.layers};
+            VkImageView view;
+            check(vkCreateImageView(m_gpu.device, &vi, nullptr, &view), "vkCreateImageView");
+            (storage ? out->storage : out->sampled).push_back(view);
+        }
+    }
+    return {};
+}
+
+void Runner::destroyImage(TestImage &image) {
+    for (VkImageView v : image.sampled)
+        vkDestroyImageView(m_gpu.device, v, nullptr);
+    for (VkImageView v : image.storage)
+        vkDestroyImageView(m_gpu.device, v, nullptr);
+    if (image.image)
+        vkDestroyImage(m_gpu.device, image.image, nullptr);
+    if (image.memory)
+        vkFreeMemory(m_gpu.device, image.memory, nullptr);
+    image = TestImage{};
+}
+
+const Kernel &Runner::fillKernel(Fill f) const {
+    return m_fill[f == Fill::Rgba8 ? 0 : f == Fill::Rgba16f ? 1 : 2];
+}
+
+const Kernel &Runner::chainKernel(const Case &c) const {
+    switch (c.format.format) {
+    case VK_FORMAT_R8G8B8A8_SRGB:
+        return m_chainSrgb8;
+    case VK_FORMAT_R16G16B16A16_SFLOAT:
+        return m_chainRgba16f;
+    case VK_FORMAT_R32_SFLOAT:
+        return c.reduction == vkfx::Reduction::Min ? m_chainR32fMin : m_chainR32fAvg;
+    default:
+        return m_chainRgba8;
+    }
+}
+
+// Level 0 gets noise; afterwards level 0 is in SHADER_READ_ONLY_OPTIMAL and the other levels in
+// GENERAL: the state vkfx and the compute chain start from (and that the blit chain returns to).
+void Runner::fillImage(const Case &c, const TestImage &image, std::uint32_t levels) {
+    VkCommandBuffer cmd = beginCommands(m_gpu);
+    VkImageMemoryBarrier toGeneral =
+        imageBarrier(image.image, 0, levels, c.layers, VK_IMAGE_LAYOUT_UNDEFINED,
+                     VK_IMAGE_LAYOUT_GENERAL, 0, VK_ACCESS_SHADER_WRITE_BIT);
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+                         VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 0, nullptr, 0, nullptr, 1,
+                         &toGeneral);
+    const VkDescriptorImageInfo dst{VK_NULL_HANDLE, image.storage[0], VK_IMAGE_LAYOUT_GENERAL};
+    const std::uint32_t push[3] = {c.width, c.height, m_seed++};
+    bindKernel(m_gpu, cmd, fillKernel(c.format.fill),
+               {imageWrite(0, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, &dst)}, push, sizeof(push));
+    vkCmdDispatch(cmd, (c.width + kTile - 1) / kTile, (c.height + kTile - 1) / kTile, c.layers);
+    VkImageMemoryBarrier toRead =
+        imageBarrier(image.image, 0, 1, c.layers, VK_IMAGE_LAYOUT_GENERAL,
+                     VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_ACCESS_SHADER_WRITE_BIT,
+                     VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT);
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                         VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, 0,
+                         0, nullptr, 0, nullptr, 1, &toRead);
+    submitAndWait(m_gpu);
+}
+
+VkResult Runner::downsampler(const Case &c, VkDeviceSize scratch, const vkfx::Downsampler **out) {
+    CachedDownsampler &cached = m_downsamplers[{c.format.format, c.reduction}];
+    if (!cached.downsampler.valid() || cached.scratch < scratch) {
+        vkfx::DownsamplerCreateInfo info;
+        info.format = c.format.format;
+        info.reduction = c.reduction;
+        info.scratchSize = std::max(info.scratchSize, scratch);
+        cached.downsampler = vkfx::Downsampler{}; // the old one first: no work is pending
+        VkResult r = vkfx::Downsampler::create(m_gpu.vkfx, info, &cached.downsampler);
+        if (r != VK_SUCCESS) {
+            m_downsamplers.erase({c.format.format, c.reduction});
+            return r;
+        }
+        cached.scratch = info.scratchSize;
+    }
+    *out = &cached.downsampler;
+    return VK_SUCCESS;
+}
+
+Timing Runner::measureVkfx(const Case &c, const TestImage &image, std::uint32_t levels) {
+    Timing failed;
+    const vkfx::Downsampler *spd = nullptr;
+    VkResult r = downsampler(c, 0, &spd);
+    if (r == VK_SUCCESS) {
+        // Large images need more than the default scratch (16384^2, big cubes): ask, and grow it.
+        const VkDeviceSize need =
+            spd->scratchRequirements({c.width, c.height}, c.layers, levels - 1).size;
+        r = downsampler(c, need, &spd);
+    }
+    if (r != VK_SUCCESS) {
+        failed.note = std::string(r == VK_ERROR_FORMAT_NOT_SUPPORTED ? "n/a: " : "error: ") +
+                      vkfx::lastError();
+        return failed;
+    }
+    vkfx::DownsampleTarget target;
+    vkfx::DownsampleTargetCreateInfo ti;
+    ti.image = image.image;
+    ti.format = c.format.format;
+    ti.extent = {c.width, c.height};
+    ti.mipLevels = levels;
+    ti.usage = image.info.usage;
+    ti.flags = image.info.flags;
+    ti.layerCount = c.layers;
+    r = vkfx::DownsampleTarget::create(m_gpu.vkfx, ti, &target);
+    if (r != VK_SUCCESS) {
+        failed.note = std::string("error: ") + vkfx::lastError();
+        return failed;
+    }
+    Method m;
+    m.work = [&](VkCommandBuffer cmd) {
+        vkfx::DownsampleInfo di;
+        di.target = &target;
+        di.sourceLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+        return spd->record(cmd, di) == VK_SUCCESS;
+    };
+    return measure(m);
+}
+
+Timing Runner::measureChain(const Case &c, const TestImage &image, std::uint32_t levels) {
+    Timing na;
+    VkFormatProperties sampled{}, storage{};
+    vkGetPhysicalDeviceFormatProperties(m_gpu.physical, c.format.format, &sampled);
+    vkGetPhysicalDeviceFormatProperties(m_gpu.physical, c.format.storage, &storage);
+    if (!(sampled.optimalTilingFeatures & VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT) ||
+        !(storage.optimalTilingFeatures & VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT)) {
+        na.note = "n/a";
+        return na;
+    }
+    const Kernel &k = chainKernel(c);
+    Method m;
+    m.work = [&](VkCommandBuffer cmd) {
+        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k.pipeline);
+        for (std::uint32_t level = 1; level < levels; ++level) {
+            const VkDescriptorImageInfo src{VK_NULL_HANDLE, image.sampled[level - 1],
+                                            level == 1 ? VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL
+                                                       : VK_IMAGE_LAYOUT_GENERAL};
+            const VkDescriptorImageInfo dst{VK_NULL_HANDLE, image.storage[level],
+                                            VK_IMAGE_LAYOUT_GENERAL};
+            const VkWriteDescriptorSet writes[2] = {
+                imageWrite(0, VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, &src),
+                imageWrite(1, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, &dst)};
+            m_gpu.vkfx.fn().vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k.layout,
+                                                      0, 2, writes);
+            const std::uint32_t w = mipExtent(c.width, level), h = mipExtent(c.height, level);
+            const std::uint32_t push[2] = {w, h};
+            vkCmdPushConstants(cmd, k.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), push);
+            vkCmdDispatch(cmd, (w + kTile - 1) / kTile, (h + kTile - 1) / kTile, c.layers);
+            if (level + 1 < levels) {
+                VkImageMemoryBarrier b = imageBarrier(
+                    image.image, level, 1, c.layers, VK_IMAGE_LAYOUT_GENERAL,
+                    VK_IMAGE_LAYOUT_GENERAL, VK_ACCESS_SHADER_WRITE_BIT, VK_ACCESS_SHADER_READ_BIT);
+                vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                                     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 0, nullptr, 0,
+                                     nullptr, 1, &b);
+            }
+        }
+        return true;
+    };
+    return measure(m);
+}
+
+Timing Runner::measureBlit(const Case &c, const TestImage &image, std::uint32_t levels) {
+    Timing na;
+    if (c.reduction != vkfx::Reduction::Average) {
+        na.note = "-"; // a blit filters linearly: no minimum
+        return na;
+    }
+    VkFormatProperties fp{};
+    vkGetPhysicalDeviceFormatProperties(m_gpu.physical, c.format.format, &fp);
+    const VkFormatFeatureFlags need = VK_FORMAT_FEATURE_BLIT_SRC_BIT |
+                                      VK_FORMAT_FEATURE_BLIT_DST_BIT |
+                                      VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT;
+    if (!m_gpu.graphicsQueue || (fp.optimalTilingFeatures & need) != need) {
+        na.note = "n/a";
+        return na;
+    }
+    const VkImage img = image.image;
+    const std::uint32_t L = c.layers;
+    const VkPipelineStageFlags kCompute = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
+    const VkPipelineStageFlags kTransfer = VK_PIPELINE_STAGE_TRANSFER_BIT;
+    auto barriers = [](VkCommandBuffer cmd, VkPipelineStageFlags src, VkPipelineStageFlags dst,
+                       std::vector<VkImageMemoryBarrier> list) {
+        vkCmdPipelineBarrier(cmd, src, dst, 0, 0, nullptr, 0, nullptr,
+                             static_cast<std::uint32_t>(list.size()), list.data());
+    };
+    Method m;
+    // From the compute state (level 0 read-only, levels 1.. GENERAL) to the blit chain's start:
+    // level 0 TRANSFER_SRC, levels 1.. TRANSFER_DST.
+    m.prologue = [&](VkCommandBuffer cmd) {
+        barriers(
+            cmd, kCompute | kTransfer, kTransfer,
+            {imageBarrier(img, 0, 1, L, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+                          VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, 0, VK_ACCESS_TRANSFER_READ_BIT),
+             imageBarrier(img, 1, levels - 1, L, VK_IMAGE_LAYOUT_GENERAL,
+                          VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                          VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                          VK_ACCESS_TRANSFER_WRITE_BIT)});
+    };
+    m.work = [&](VkCommandBuffer cmd) {
+        for (std::uint32_t level = 1; level < levels; ++level) {
+            VkImageBlit region{};
+            region.srcSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, level - 1, 0, L};
+            region.srcOffsets[1] = {static_cast<std::int32_t>(mipExtent(c.width, level - 1)),
+                                    static_cast<std::int32_t>(mipExtent(c.height, level - 1)), 1};
+            region.dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, level, 0, L};
+            region.dstOffsets[1] = {static_cast<std::int32_t>(mipExtent(c.width, level)),
+                                    static_cast<std::int32_t>(mipExtent(c.height, level)), 1};
+            vkCmdBlitImage(cmd, img, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, img,
+                           VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region, VK_FILTER_LINEAR);
+            if (level + 1 < levels) {
+                barriers(cmd, kTransfer, kTransfer,
+                         {imageBarrier(img, level, 1, L, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                                       VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                                       VK_ACCESS_TRANSFER_WRITE_BIT, VK_ACCESS_TRANSFER_READ_BIT)});
+            }
+        }
+        return true;
+    };
+    // Back to the start for the next repetition: levels 1..n-2 were turned into TRANSFER_SRC.
+    m.afterEach = [&](VkCommandBuffer cmd) {
+        std::vector<VkImageMemoryBarrier> list;
+        if (levels > 2) {
+            list.push_back(imageBarrier(img, 1, levels - 2, L, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                                        VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                                        VK_ACCESS_TRANSFER_WRITE_BIT,
+                                        VK_ACCESS_TRANSFER_WRITE_BIT));
+        }
+        list.push_back(imageBarrier(img, levels - 1, 1, L, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                                    VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                                    VK_ACCESS_TRANSFER_WRITE_BIT, VK_ACCESS_TRANSFER_WRITE_BIT));
+        barriers(cmd, kTransfer, kTransfer, std::move(list));
+    };
+    // Back to the compute state.
+    m.epilogue = [&](VkCommandBuffer cmd) {
+        barriers(cmd, kTransfer, kCompute | kTransfer,
+                 {imageBarrier(img, 0, 1, L, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                               VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, 0,
+                               VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT),
+                  imageBarrier(img, 1, levels - 1, L, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                               VK_IMAGE_LAYOUT_GENERAL, VK_ACCESS_TRANSFER_WRITE_BIT,
+                               VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT)});
+    };
+    return measure(m);
+}
+
+Row Runner::run(const Case &c) {
+    Row row;
+    row.name = c.name;
+    row.format = c.format.name;
+    row.width = c.width;
+    row.height = c.height;
+    row.layers = c.layers;
+    row.reduction = c.reduction == vkfx::Reduction::Min ? "min" : "avg";
+    row.levels = fullChainLevels({c.width, c.height});
+    double texels = double(c.width) * double(c.height); // level 0 read once
+    for (std::uint32_t level = 1; level < row.levels; ++level) {
+        texels +=
+            double(mipExtent(c.width, level)) * double(mipExtent(c.height, level)); // written once
+    }
+    row.bytes = texels * c.format.bytesPerTexel * c.layers;
+
+    TestImage image;
+    row.skipped = createImage(c, row.levels, &image);
+    if (!row.skipped.empty())
+        return row;
+    auto t0 = std::chrono::steady_clock::now();
+    auto lap = [&](const char *what) {
+        auto t1 = std::chrono::steady_clock::now();
+        if (m_options.verbose) {
+            std::fprintf(stderr, "vkfx-bench: %s: %s took %.0f ms (wall)\n", c.name.c_str(), what,
+                         std::chrono::duration<double, std::milli>(t1 - t0).count());
+        }
+        t0 = t1;
+    };
+    fillImage(c, image, row.levels);
+    lap("fill");
+    row.vkfx = measureVkfx(c, image, row.levels);
+    lap("vkfx");
+    row.chain = measureChain(c, image, row.levels);
+    lap("chain");
+    row.blit = measureBlit(c, image, row.levels);
+    lap("blit");
+    destroyImage(image);
+    return row;
+}
+
+bool envFlag(const char *name) {
+    const char *v = std::getenv(name);
+    return v && std::strcmp(v, "1") == 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+    const Options options = parseOptions(argc, argv);
+
+    std::vector<Case> cases;
+    for (const Case &c : allCases()) {
+        if (options.quick && !c.quick)
+            continue;
+        if (!options.filters.empty()) {
+            const std::string name = lowerCase(c.name);
+            if (std::none_of(
+                    options.filters.begin(), options.filters.end(),
+                    [&](const std::string &f) { return name.find(f) != std::string::npos; })) {
+                continue;
+            }
+        }
+        cases.push_back(c);
+    }
+    if (options.list) {
+        for (const Case &c : cases)
+            std::printf("%s\n", c.name.c_str());
+        return 0;
+    }
+    if (cases.empty())
+        die("no row matches --filter (see --list)");
+
+    GpuOptions go;
+    go.deviceName = options.device;
+    go.validation = envFlag("VKFX_BENCH_VALIDATION");
+    Gpu gpu;
+    openGpu(go, &gpu);
+
+    RunInfo info;
+    {
+        char ids[64];
+        std::snprintf(ids, sizeof(ids), ", vendor 0x%04x, device 0x%04x", gpu.props.vendorID,
+                      gpu.props.deviceID);
+        info.device = std::string(gpu.props.deviceName) + " (" +
+                      deviceTypeText(gpu.props.deviceType) + ids + ")";
+    }
+    info.driver = driverVersionText(gpu);
+    info.vulkan = versionText(gpu.props.apiVersion) + " (device), instance " +
+                  versionText(gpu.instanceVersion);
+    info.date = utcNow();
+    info.timestampPeriodNs = gpu.props.limits.timestampPeriod;
+    info.timestampValidBits = gpu.timestampValidBits;
+    info.reps = options.reps;
+    info.warmup = options.warmup;
+    info.quick = options.quick;
+    info.validation = gpu.validation;
+
+    std::vector<Row> rows;
+    {
+        Runner runner(gpu, options);
+        info.eviction = runner.evictionText();
+        runner.measureCeiling(&info);
+        printHeader(stdout, info);
+        printTableHeader(stdout);
+        for (const Case &c : cases) {
+            rows.push_back(runner.run(c));
+            printRow(stdout, rows.back(), info.ceilingGBps);
+        }
+    }
+    printLegend(stdout);
+
+    std::size_t measured = 0, skipped = 0, failed = 0;
+    for (const Row &r : rows) {
+        if (!r.skipped.empty()) {
+            ++skipped;
+            continue;
+        }
+        // "n/a" (the device cannot) and "-" (the method cannot) are no failures.
+        bool bad = false;
+        for (const Timing *t : {&r.vkfx, &r.blit, &r.chain})
+            bad = bad || t->note.rfind("error", 0) == 0;
+        ++(bad ? failed : measured);
+    }
+    std::printf("\nrows: %zu measured, %zu skipped (device limits), %zu failed\n", measured,
+                skipped, failed);
+
+    bool filesOk = true;
+    if (!options.csv.empty())
+        filesOk = writeCsv(options.csv, info, rows) && filesOk;
+    if (!options.json.empty())
+        filesOk = writeJson(options.json, info, rows) && filesOk;
+
+    closeGpu(gpu);
+    const std::size_t messages = validationMessages();
+    if (messages) {
+        std::fprintf(stderr, "vkfx-bench: %zu validation message(s)\n", messages);
+        return 1;
+    }
+    if (!filesOk)
+        return 1;
+    return failed ? 2 : 0;
+}
