@@ -17,8 +17,8 @@
 //
 // Memory model: the published values and the counters live in a Coherent buffer (device-scope
 // availability and visibility); the counter increment is a device-scope AcquireRelease atomic, so
-// it releases the writer's value and, for the last group, acquires everyone's; a device-scope
-// acquire-release control barrier then hands them to the whole group. That group resets the
+// it releases the writer's value and, for the last group, acquires everyone's; a workgroup-scope
+// acquire-release control barrier then orders the whole group's reads after it. That group resets the
 // counter and zeroes what it read, so the scratch is all zero again for the next dispatch.
 // (The module keeps the GLSL450 memory model, whose Coherent and explicit-semantics atomics the
 // Vulkan memory model defines: Mesa 22's lavapipe drops image stores in modules that declare
@@ -172,10 +172,10 @@ vec4 encode(VEC v)
 #define VKFX_STORE_B(i)
 #endif
 #define VKFX_STORE_CASE(i)                                                                         \
-    if (slot == i) {                                                                               \
+    case i:                                                                                        \
         imageStore(dstA[i], p, lo);                                                                \
         VKFX_STORE_B(i);                                                                           \
-    }
+        break;
 
 void storeSlot(uint slot, ivec3 p, Acc a)
 {
@@ -185,11 +185,14 @@ void storeSlot(uint slot, ivec3 p, Acc a)
 #else
     vec4 lo = encode(a.v);
 #endif
-    // Constant indices: dynamic indexing of storage image arrays is an optional feature.
-    VKFX_STORE_CASE(0) VKFX_STORE_CASE(1) VKFX_STORE_CASE(2) VKFX_STORE_CASE(3)
-    VKFX_STORE_CASE(4) VKFX_STORE_CASE(5) VKFX_STORE_CASE(6) VKFX_STORE_CASE(7)
-    VKFX_STORE_CASE(8) VKFX_STORE_CASE(9) VKFX_STORE_CASE(10) VKFX_STORE_CASE(11)
-    VKFX_STORE_CASE(12) VKFX_STORE_CASE(13) VKFX_STORE_CASE(14)
+    // Constant indices (dynamic indexing of storage image arrays is an optional feature), behind
+    // a switch on a uniform value: one branch, one store.
+    switch (slot) {
+        VKFX_STORE_CASE(0) VKFX_STORE_CASE(1) VKFX_STORE_CASE(2) VKFX_STORE_CASE(3)
+        VKFX_STORE_CASE(4) VKFX_STORE_CASE(5) VKFX_STORE_CASE(6) VKFX_STORE_CASE(7)
+        VKFX_STORE_CASE(8) VKFX_STORE_CASE(9) VKFX_STORE_CASE(10) VKFX_STORE_CASE(11)
+        VKFX_STORE_CASE(12) VKFX_STORE_CASE(13) VKFX_STORE_CASE(14)
+    }
 }
 
 void storeLevel(uint level, uvec2 p, uint layer, Acc a)
@@ -392,7 +395,9 @@ void main()
             }
             sContinue = last;
         }
-        controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice,
+        // Workgroup scope is enough here: invocation 0's device-scope acquire (the ticket) plus
+        // this barrier order the others' Coherent scratch reads after every producer's release.
+        controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup,
                        gl_StorageSemanticsBuffer | gl_StorageSemanticsShared,
                        gl_SemanticsAcquireRelease);
         if (!sContinue) return;
