@@ -5,7 +5,7 @@
 // (Vulkan's mip sizes). Texel x of level k+1 reduces texels 2x and 2x+1 of level k, and also 2x+2
 // when it is the last texel and e_k is odd (the odd edge folds into the last texel); when e_k is
 // 1 it reduces texel 0 alone. The same holds for y. Levels 1..N are written, level k to destination
-// slot k - 1 + pc.copyLevel0 (a depth pyramid may also copy level 0 into slot 0).
+// slot k - 1 + kCopyLevel0 (a depth pyramid may also copy level 0 into slot 0).
 //
 // The work. Level 6 of the chain partitions level 0 into blocks: block (I, J) is everything under
 // level-6 texel (I, J) - 64x64 texels, or up to 127x127 on the right and bottom edges, where the
@@ -24,11 +24,13 @@
 // Vulkan memory model defines: Mesa 22's lavapipe drops image stores in modules that declare
 // VulkanMemoryModel.)
 
-// Inside a block, levels +1 and +2 are computed per invocation straight from level +0 (each
-// invocation owns one or more texels of level +2), then levels +3..+6 from shared memory. On
-// interior blocks, when the subgroups are full, the first of those levels are reduced with
-// subgroup shuffles instead; both paths reduce every footprint in the same order, so the results
-// are identical.
+// Inside a regular block (64x64, every footprint 2x2), level +1 is made in four rounds of one 2x2
+// footprint per invocation, 16 texels apart (a subgroup reads contiguous patches), into shared
+// memory; with full subgroups level +2 comes from shared memory and the next levels from subgroup
+// butterflies, then the rest through shared memory. Edge blocks (which fold odd leftovers) make
+// level +2 per invocation through loops. Every footprint is reduced in one order on every path
+// (each row, then the row results), so the results are identical. Stores go to views the
+// compiler knows wherever it matters (see main()).
 
 
 #extension GL_KHR_memory_scope_semantics : require
@@ -47,12 +49,17 @@ const uint kBlockLevels = 6u;     // levels one block reduction produces
 const uint kBlockSpan = 64u;      // 1 << kBlockLevels: a block's size at its input level
 const uint kMaxOutputs = 15u;     // destination slots (enough for a 32768 texel chain)
 const uint kMaxL2 = 31u;          // widest block at input level + 2 (edge blocks fold up to 31)
+const uint kL1 = 32u;             // a regular block's width at input level + 1
 const uint kAccWords = VKFX_CHANNELS * (1 + VKFX_MINMAX); // scratch words per published texel
 
 layout(local_size_x = 256) in;
 
 layout(constant_id = 1) const bool kUseSubgroups = true;
 layout(constant_id = 2) const bool kSrgb = false;
+// 1: level 0 is also copied into slot 0 (depth pyramids, DepthLevelZero::Copy). A constant, like
+// everything that picks a destination view: a store whose view is chosen at run time is much
+// slower than one to a view the compiler knows.
+layout(constant_id = 3) const uint kCopyLevel0 = 0u;
 
 layout(set = 0, binding = 0) uniform texture2DArray src;
 VKFX_DST_LAYOUT(1) uniform writeonly image2DArray dstA[kMaxOutputs];
@@ -64,18 +71,19 @@ layout(set = 0, binding = 3) coherent buffer Scratch { uint words[]; } scratch;
 layout(push_constant) uniform Push {
     uvec2 extent;          // chain level 0
     uint levelCount;       // N: last chain level written
-    uint copyLevel0;       // 1: level 0 is also copied into slot 0
     uint counterOffset1;   // scratch words: counters of the level-12 blocks, all layers
     uint counterOffset2;   // counters of the level-18 blocks
     uint dataOffset6;      // published level-6 texels, all layers
     uint dataOffset12;     // published level-12 texels
 } pc;
 
-shared VEC sLo[kMaxL2 * kMaxL2];
+// Level +1 of a regular block (32x32), or level +2 of an edge block (up to 31x31), and the levels
+// above. (Exactly 32 KiB for 4-channel min+max, the least any device offers, so the "continue"
+// flag of main() travels through sLo[0] rather than a variable of its own.)
+shared VEC sLo[kL1 * kL1];
 #if VKFX_MINMAX
-shared VEC sHi[kMaxL2 * kMaxL2];
+shared VEC sHi[kL1 * kL1];
 #endif
-shared bool sContinue;
 
 // --- chain geometry --------------------------------------------------------------------------
 
@@ -197,7 +205,7 @@ void storeSlot(uint slot, ivec3 p, Acc a)
 
 void storeLevel(uint level, uvec2 p, uint layer, Acc a)
 {
-    if (level <= pc.levelCount) storeSlot(level - 1u + pc.copyLevel0, ivec3(p, layer), a);
+    if (level <= pc.levelCount) storeSlot(level - 1u + kCopyLevel0, ivec3(p, layer), a);
 }
 
 // --- shared memory -----------------------------------------------------------------------------
@@ -221,16 +229,29 @@ Acc sharedLoad(uint i)
 #endif
 }
 
-Acc shuffle(Acc a, uint lane)
+Acc shuffleXor(Acc a, uint mask)
 {
 #if VKFX_MINMAX
-    return Acc(subgroupShuffle(a.lo, lane), subgroupShuffle(a.hi, lane));
+    return Acc(subgroupShuffleXor(a.lo, mask), subgroupShuffleXor(a.hi, mask));
 #else
-    return Acc(subgroupShuffle(a.v, lane));
+    return Acc(subgroupShuffleXor(a.v, mask));
 #endif
 }
 
 // --- the reduction -----------------------------------------------------------------------------
+//
+// Every footprint is reduced in one order, whichever path computes it: each row left to right,
+// then the row results top to bottom, then accFinish. For a 2x2 footprint that is (a.b).(c.d),
+// which the subgroup butterfly computes exactly (the operators are commutative), so every path
+// gives the same bits.
+
+// The 2x2 reduction of four lanes {l, l^xMask, l^yMask, l^xMask^yMask} (x / y neighbours);
+// every lane of the four gets the result.
+Acc butterfly(Acc v, uint xMask, uint yMask)
+{
+    Acc row = accCombine(v, shuffleXor(v, xMask));
+    return accFinish(accCombine(row, shuffleXor(row, yMask)), 4.0);
+}
 
 // Texel p of the block's input level `base`: the source image on the first step, published
 // values above it.
@@ -239,7 +260,7 @@ Acc loadInput(uint base, uvec2 p, uint layer)
     Acc a;
     if (base == 0u) {
         VEC v = VEC_FROM4(texelFetch(src, ivec3(p, layer), 0));
-        if (pc.copyLevel0 != 0u) storeSlot(0u, ivec3(p, layer), accInit(v));
+        if (kCopyLevel0 != 0u) storeSlot(0u, ivec3(p, layer), accInit(v));
         a = accInit(v);
     } else {
         a = loadPublished(base, p, layer);
@@ -252,11 +273,27 @@ Acc reduceLevel1(uint base, uvec2 q, uint layer)
 {
     uvec2 n = footprintCount(q, base);
     uvec2 f = q * 2u;
-    Acc acc = loadInput(base, f, layer);
-    for (uint y = 0u; y < n.y; ++y)
-        for (uint x = (y == 0u ? 1u : 0u); x < n.x; ++x)
-            acc = accCombine(acc, loadInput(base, f + uvec2(x, y), layer));
+    Acc acc;
+    for (uint y = 0u; y < n.y; ++y) {
+        Acc row = loadInput(base, f + uvec2(0u, y), layer);
+        for (uint x = 1u; x < n.x; ++x) row = accCombine(row, loadInput(base, f + uvec2(x, y), layer));
+        if (y == 0u) acc = row;
+        else acc = accCombine(acc, row);
+    }
     acc = accFinish(acc, float(n.x * n.y));
+    storeLevel(base + 1u, q, layer, acc);
+    return acc;
+}
+
+// reduceLevel1 for a 2x2 footprint: the four reads issued together.
+Acc reduceQuadLevel1(uint base, uvec2 q, uint layer)
+{
+    uvec2 f = q * 2u;
+    Acc a = loadInput(base, f, layer);
+    Acc b = loadInput(base, f + uvec2(1u, 0u), layer);
+    Acc c = loadInput(base, f + uvec2(0u, 1u), layer);
+    Acc d = loadInput(base, f + uvec2(1u, 1u), layer);
+    Acc acc = accFinish(accCombine(accCombine(a, b), accCombine(c, d)), 4.0);
     storeLevel(base + 1u, q, layer, acc);
     return acc;
 }
@@ -266,16 +303,19 @@ Acc reduceLevel2(uint base, uvec2 p, uint layer)
 {
     uvec2 n = footprintCount(p, base + 1u);
     uvec2 f = p * 2u;
-    Acc acc = reduceLevel1(base, f, layer);
-    for (uint y = 0u; y < n.y; ++y)
-        for (uint x = (y == 0u ? 1u : 0u); x < n.x; ++x)
-            acc = accCombine(acc, reduceLevel1(base, f + uvec2(x, y), layer));
+    Acc acc;
+    for (uint y = 0u; y < n.y; ++y) {
+        Acc row = reduceLevel1(base, f + uvec2(0u, y), layer);
+        for (uint x = 1u; x < n.x; ++x) row = accCombine(row, reduceLevel1(base, f + uvec2(x, y), layer));
+        if (y == 0u) acc = row;
+        else acc = accCombine(acc, row);
+    }
     acc = accFinish(acc, float(n.x * n.y));
     storeLevel(base + 2u, p, layer, acc);
     return acc;
 }
 
-// Morton order within a 16x16 tile: bit 2i of t is bit i of x, bit 2i+1 is bit i of y.
+// Morton order within a square tile: bit 2i of t is bit i of x, bit 2i+1 is bit i of y.
 uvec2 mortonDecode(uint t)
 {
     uvec2 p = uvec2(t, t >> 1) & 0x55u;
@@ -284,83 +324,109 @@ uvec2 mortonDecode(uint t)
     return p;
 }
 
+// Texel `local` (within the block) of level+1 from level `level` held in shared memory, row-major
+// with width `widthIn`, in the one reduction order.
+Acc reduceShared(uint level, uvec2 q, uvec2 firstIn, uint widthIn)
+{
+    uvec2 n = footprintCount(q, level);
+    uvec2 f = q * 2u - firstIn;
+    Acc acc;
+    for (uint y = 0u; y < n.y; ++y) {
+        uint i = (f.y + y) * widthIn + f.x;
+        Acc row = sharedLoad(i);
+        for (uint x = 1u; x < n.x; ++x) row = accCombine(row, sharedLoad(i + x));
+        if (y == 0u) acc = row;
+        else acc = accCombine(acc, row);
+    }
+    return accFinish(acc, float(n.x * n.y));
+}
+
 // Reduces block b (a texel of level base+6) and writes levels base+1 .. min(base+6, N).
 // Leaves the level base+6 value in shared slot 0 (when base+6 <= N or the chain goes on).
 void reduceBlock(uint base, uvec2 b, uint layer)
 {
     uint tid = gl_LocalInvocationIndex;
     uint lastLevel = min(base + kBlockLevels, pc.levelCount);
-    uvec2 first2, end2;
-    blockRange(b, base, 2u, first2, end2);
-    uvec2 size2 = end2 - first2;
+    uvec2 first0, end0;
+    blockRange(b, base, 0u, first0, end0);
 
-    // Interior blocks are 16x16 at level +2 with 2x2 footprints above it; with full subgroups,
-    // invocation t owns the texel at Morton position t (t numbered by subgroup and lane, so no
-    // assumption about how local invocation indices map to lanes is needed).
-    bool regular = all(equal(size2, uvec2(16u)));
-    bool fullSubgroups = gl_NumSubgroups * gl_SubgroupSize == kGroupSize;
-    bool subgroupPath = kUseSubgroups && regular && fullSubgroups && gl_SubgroupSize >= 4u;
-
-    uint level = base + 2u; // the level now held in shared memory, row-major over the block
-    if (subgroupPath) {
-        uint t = gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID;
-        Acc acc = reduceLevel2(base, first2 + mortonDecode(t), layer);
-        // Level +2+s+1 from +2+s: the four children of a texel sit on lanes that differ in two
-        // Morton bits, 4^s apart, inside one subgroup while 4^(s+1) <= subgroup size.
-        uint steps = 0u;
-        for (uint span = 4u; span <= gl_SubgroupSize && level < lastLevel; span *= 4u) {
-            uint stride = span / 4u;
-            uint lane0 = gl_SubgroupInvocationID & ~(span - 1u);
-            Acc r = shuffle(acc, lane0);
-            r = accCombine(r, shuffle(acc, lane0 + stride));
-            r = accCombine(r, shuffle(acc, lane0 + 2u * stride));
-            r = accCombine(r, shuffle(acc, lane0 + 3u * stride));
-            acc = accFinish(r, 4.0);
-            ++level;
-            ++steps;
-            if ((t & (span - 1u)) == 0u) {
-                uvec2 local = mortonDecode(t >> (2u * steps));
-                storeLevel(level, (first2 >> steps) + local, layer, acc);
-            }
+    // A block that is 64x64 at its input level halves exactly all the way: every footprint in it
+    // is 2x2 (edge blocks that fold odd leftovers are larger).
+    bool regular = all(equal(end0 - first0, uvec2(kBlockSpan)));
+    uint level; // the level now held in shared memory, row-major over the block
+    if (regular) {
+        // Level +1 (32x32) in four rounds of one 2x2 footprint per invocation: round j covers a
+        // 16x16 quarter, and a subgroup reads a contiguous patch of the input.
+        uvec2 first1 = b * kL1;
+        uvec2 t16 = uvec2(tid % 16u, tid / 16u);
+        [[dont_unroll]] for (uint j = 0u; j < 4u; ++j) {
+            uvec2 local = t16 + uvec2(j & 1u, j >> 1u) * 16u;
+            sharedStore(local.y * kL1 + local.x, reduceQuadLevel1(base, first1 + local, layer));
         }
-        uint own = (1u << (2u * steps)) - 1u;
-        if ((t & own) == 0u) {
-            uvec2 local = mortonDecode(t >> (2u * steps));
-            sharedStore(local.y * (16u >> steps) + local.x, acc);
-        }
+        level = base + 1u;
     } else {
+        uvec2 first2, end2;
+        blockRange(b, base, 2u, first2, end2);
+        uvec2 size2 = end2 - first2;
         uint count = size2.x * size2.y;
         for (uint i = tid; i < count; i += kGroupSize) {
             uvec2 local = uvec2(i % size2.x, i / size2.x);
             sharedStore(i, reduceLevel2(base, first2 + local, layer));
         }
+        level = base + 2u;
     }
     barrier();
 
-    // Remaining levels through shared memory, one texel per invocation (at most 15x15).
-    for (; level < lastLevel; ++level) {
+    // With full subgroups, level +2 of a regular block is reduced from shared memory by
+    // invocation t = its Morton position (t numbered by subgroup and lane: no assumption about how
+    // local invocation indices map to lanes), and the levels above by butterflies while a
+    // texel's children share a subgroup.
+    bool fullSubgroups = gl_NumSubgroups * gl_SubgroupSize == kGroupSize;
+    if (kUseSubgroups && regular && fullSubgroups && gl_SubgroupSize >= 4u && level < lastLevel) {
+        uint t = gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID;
+        uvec2 first2 = b * (kL1 / 2u);
+        uvec2 q = first2 + mortonDecode(t);
+        Acc acc = reduceShared(base + 1u, q, b * kL1, kL1);
+        storeLevel(base + 2u, q, layer, acc);
+        // Unrolled with constant levels (relative to base), so that each store's view is known.
+        uint steps = 0u;
+        [[unroll]] for (uint s = 0u; s < 3u; ++s) {
+            uint span = 4u << (2u * s);
+            if (span > gl_SubgroupSize || base + 3u + s > lastLevel) break;
+            acc = butterfly(acc, span / 4u, span / 2u);
+            steps = s + 1u;
+            if ((t & (span - 1u)) == 0u)
+                storeLevel(base + 3u + s, (b << (kBlockLevels - 3u - s)) + mortonDecode(t >> (2u * s + 2u)), layer, acc);
+        }
+        level = base + 2u + steps;
+        barrier(); // every read of level +1 from shared memory is done
+        if ((t & ((1u << (2u * steps)) - 1u)) == 0u) {
+            uvec2 local = mortonDecode(t >> (2u * steps));
+            sharedStore(local.y * (16u >> steps) + local.x, acc);
+        }
+        barrier();
+    }
+
+    // Remaining levels through shared memory, one texel per invocation (at most 16x16); unrolled
+    // with constant levels (relative to base) so that each store's view is known.
+    [[unroll]] for (uint k = 1u; k < kBlockLevels; ++k) {
+        uint from = base + k;
+        if (from < level || from >= lastLevel) continue;
         uvec2 firstIn, endIn, firstOut, endOut;
-        blockRange(b, base, level - base, firstIn, endIn);
-        blockRange(b, base, level + 1u - base, firstOut, endOut);
-        uvec2 sizeIn = endIn - firstIn;
+        blockRange(b, base, k, firstIn, endIn);
+        blockRange(b, base, k + 1u, firstOut, endOut);
         uvec2 sizeOut = endOut - firstOut;
         bool owner = tid < sizeOut.x * sizeOut.y;
         Acc acc;
         uvec2 q;
         if (owner) {
             q = firstOut + uvec2(tid % sizeOut.x, tid / sizeOut.x);
-            uvec2 n = footprintCount(q, level);
-            uvec2 f = q * 2u - firstIn;
-            acc = sharedLoad(f.y * sizeIn.x + f.x);
-            for (uint y = 0u; y < n.y; ++y)
-                for (uint x = (y == 0u ? 1u : 0u); x < n.x; ++x)
-                    acc = accCombine(acc, sharedLoad((f.y + y) * sizeIn.x + f.x + x));
-            acc = accFinish(acc, float(n.x * n.y));
+            acc = reduceShared(from, q, firstIn, endIn.x - firstIn.x);
         }
         barrier();
         if (owner) {
             sharedStore(tid, acc);
-            storeLevel(level + 1u, q, layer, acc);
+            storeLevel(from + 1u, q, layer, acc);
         }
         barrier();
     }
@@ -371,8 +437,10 @@ void main()
     uint layer = gl_WorkGroupID.z;
     uvec2 block = gl_WorkGroupID.xy;
     uint base = 0u;
+    // Stage 0 moves nearly all the bytes: called with a constant base, so that all its stores go
+    // to views the compiler knows. The stages above reuse the same code with base = 6, 12.
+    reduceBlock(0u, block, layer);
     for (uint stage = 0u;; ++stage) {
-        reduceBlock(base, block, layer);
         uint top = base + kBlockLevels;
         if (pc.levelCount <= top) return;
 
@@ -393,15 +461,18 @@ void main()
                 atomicStore(scratch.words[counter], 0u, gl_ScopeDevice, gl_StorageSemanticsBuffer,
                             gl_SemanticsRelaxed);
             }
-            sContinue = last;
+            sLo[0] = VEC(last ? 1.0 : 0.0);
         }
         // Workgroup scope is enough here: invocation 0's device-scope acquire (the ticket) plus
         // this barrier order the others' Coherent scratch reads after every producer's release.
         controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup,
                        gl_StorageSemanticsBuffer | gl_StorageSemanticsShared,
                        gl_SemanticsAcquireRelease);
-        if (!sContinue) return;
+        bool goOn = sLo[0] == VEC(1.0);
+        if (!goOn) return;
+        barrier(); // everyone has read the flag before the next block overwrites sLo
         block = parent;
         base = top;
+        reduceBlock(base, block, layer);
     }
 }

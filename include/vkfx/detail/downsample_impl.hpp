@@ -51,7 +51,6 @@ inline const DownsampleFormat* findDownsampleFormat(VkFormat format)
 struct DownsamplePush {
     std::uint32_t extent[2];
     std::uint32_t levelCount;
-    std::uint32_t copyLevel0;
     std::uint32_t counterOffset1;
     std::uint32_t counterOffset2;
     std::uint32_t dataOffset6;
@@ -414,13 +413,15 @@ inline VkResult Downsampler::create(const Device& device, const DownsamplerCreat
         std::uint32_t reduction;
         VkBool32 useSubgroups;
         VkBool32 srgb;
+        std::uint32_t copyLevel0;
     } spec{minmax ? 0u : static_cast<std::uint32_t>(info.reduction),
            device.subgroupShuffle() && !(info.flags & DownsamplerFlagSharedMemoryOnly),
-           ds.m_srgbEncode};
-    VkSpecializationMapEntry entries[3] = {{0, offsetof(Spec, reduction), sizeof(std::uint32_t)},
+           ds.m_srgbEncode, depth && info.depthLevelZero == DepthLevelZero::Copy ? 1u : 0u};
+    VkSpecializationMapEntry entries[4] = {{0, offsetof(Spec, reduction), sizeof(std::uint32_t)},
                                            {1, offsetof(Spec, useSubgroups), sizeof(VkBool32)},
-                                           {2, offsetof(Spec, srgb), sizeof(VkBool32)}};
-    VkSpecializationInfo specInfo{3, entries, sizeof(Spec), &spec};
+                                           {2, offsetof(Spec, srgb), sizeof(VkBool32)},
+                                           {3, offsetof(Spec, copyLevel0), sizeof(std::uint32_t)}};
+    VkSpecializationInfo specInfo{4, entries, sizeof(Spec), &spec};
     VkComputePipelineCreateInfo pipelineInfo{};
     pipelineInfo.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO;
     pipelineInfo.stage = {};
@@ -687,7 +688,6 @@ inline VkResult Downsampler::record(VkCommandBuffer cmd, const DownsampleInfo& i
     push.extent[0] = c.extent.width;
     push.extent[1] = c.extent.height;
     push.levelCount = c.levels;
-    push.copyLevel0 = c.copyLevel0;
     push.counterOffset1 = c.layout.counterOffset1;
     push.counterOffset2 = c.layout.counterOffset2;
     push.dataOffset6 = c.layout.dataOffset6;
