@@ -341,6 +341,14 @@ Acc reduceShared(uint level, uvec2 q, uvec2 firstIn, uint widthIn)
     return accFinish(acc, float(n.x * n.y));
 }
 
+// reduceShared for a 2x2 footprint whose top-left texel is shared slot i (regular blocks).
+Acc reduceShared2x2(uint i, uint widthIn)
+{
+    Acc top = accCombine(sharedLoad(i), sharedLoad(i + 1u));
+    Acc bottom = accCombine(sharedLoad(i + widthIn), sharedLoad(i + widthIn + 1u));
+    return accFinish(accCombine(top, bottom), 4.0);
+}
+
 // Reduces block b (a texel of level base+6) and writes levels base+1 .. min(base+6, N).
 // Leaves the level base+6 value in shared slot 0 (when base+6 <= N or the chain goes on).
 void reduceBlock(uint base, uvec2 b, uint layer)
@@ -386,7 +394,8 @@ void reduceBlock(uint base, uvec2 b, uint layer)
         uint t = gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID;
         uvec2 first2 = b * (kL1 / 2u);
         uvec2 q = first2 + mortonDecode(t);
-        Acc acc = reduceShared(base + 1u, q, b * kL1, kL1);
+        uvec2 f = mortonDecode(t) * 2u;
+        Acc acc = reduceShared2x2(f.y * kL1 + f.x, kL1);
         storeLevel(base + 2u, q, layer, acc);
         // Unrolled with constant levels (relative to base), so that each store's view is known.
         uint steps = 0u;
@@ -421,7 +430,10 @@ void reduceBlock(uint base, uvec2 b, uint layer)
         uvec2 q;
         if (owner) {
             q = firstOut + uvec2(tid % sizeOut.x, tid / sizeOut.x);
-            acc = reduceShared(from, q, firstIn, endIn.x - firstIn.x);
+            uint widthIn = endIn.x - firstIn.x;
+            uvec2 f = q * 2u - firstIn;
+            acc = regular ? reduceShared2x2(f.y * widthIn + f.x, widthIn)
+                          : reduceShared(from, q, firstIn, widthIn);
         }
         barrier();
         if (owner) {
