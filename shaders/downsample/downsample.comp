@@ -48,8 +48,8 @@ const uint kGroupSize = 256u;
 const uint kBlockLevels = 6u;     // levels one block reduction produces
 const uint kBlockSpan = 64u;      // 1 << kBlockLevels: a block's size at its input level
 const uint kMaxOutputs = 15u;     // destination slots (enough for a 32768 texel chain)
-const uint kMaxL2 = 31u;          // widest block at input level + 2 (edge blocks fold up to 31)
-const uint kL1 = 32u;             // a regular block's width at input level + 1
+const uint kL1 = 32u;             // a regular block's width at input level + 1 (edge blocks keep
+                                  // level +2 here, at most 31x31)
 const uint kAccWords = VKFX_CHANNELS * (1 + VKFX_MINMAX); // scratch words per published texel
 
 layout(local_size_x = 256) in;
@@ -392,9 +392,9 @@ void reduceBlock(uint base, uvec2 b, uint layer)
     bool fullSubgroups = gl_NumSubgroups * gl_SubgroupSize == kGroupSize;
     if (kUseSubgroups && regular && fullSubgroups && gl_SubgroupSize >= 4u && level < lastLevel) {
         uint t = gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID;
-        uvec2 first2 = b * (kL1 / 2u);
-        uvec2 q = first2 + mortonDecode(t);
-        uvec2 f = mortonDecode(t) * 2u;
+        uvec2 local = mortonDecode(t);
+        uvec2 q = b * (kL1 / 2u) + local;
+        uvec2 f = local * 2u;
         Acc acc = reduceShared2x2(f.y * kL1 + f.x, kL1);
         storeLevel(base + 2u, q, layer, acc);
         // Unrolled with constant levels (relative to base), so that each store's view is known.
