@@ -245,6 +245,12 @@ Acc shuffleXor(Acc a, uint mask)
 // which the subgroup butterfly computes exactly (the operators are commutative), so every path
 // gives the same bits.
 
+// The one reduction order for a 2x2 footprint a=(0,0) b=(1,0) c=(0,1) d=(1,1).
+Acc reduce2x2(Acc a, Acc b, Acc c, Acc d)
+{
+    return accFinish(accCombine(accCombine(a, b), accCombine(c, d)), 4.0);
+}
+
 // The 2x2 reduction of four lanes {l, l^xMask, l^yMask, l^xMask^yMask} (x / y neighbours);
 // every lane of the four gets the result.
 Acc butterfly(Acc v, uint xMask, uint yMask)
@@ -293,7 +299,7 @@ Acc reduceQuadLevel1(uint base, uvec2 q, uint layer)
     Acc b = loadInput(base, f + uvec2(1u, 0u), layer);
     Acc c = loadInput(base, f + uvec2(0u, 1u), layer);
     Acc d = loadInput(base, f + uvec2(1u, 1u), layer);
-    Acc acc = accFinish(accCombine(accCombine(a, b), accCombine(c, d)), 4.0);
+    Acc acc = reduce2x2(a, b, c, d);
     storeLevel(base + 1u, q, layer, acc);
     return acc;
 }
@@ -324,8 +330,8 @@ uvec2 mortonDecode(uint t)
     return p;
 }
 
-// Texel `local` (within the block) of level+1 from level `level` held in shared memory, row-major
-// with width `widthIn`, in the one reduction order.
+// Texel q of level+1, reduced from level `level` held in shared memory (row-major from texel
+// firstIn, widthIn texels wide), in the one reduction order.
 Acc reduceShared(uint level, uvec2 q, uvec2 firstIn, uint widthIn)
 {
     uvec2 n = footprintCount(q, level);
@@ -344,9 +350,8 @@ Acc reduceShared(uint level, uvec2 q, uvec2 firstIn, uint widthIn)
 // reduceShared for a 2x2 footprint whose top-left texel is shared slot i (regular blocks).
 Acc reduceShared2x2(uint i, uint widthIn)
 {
-    Acc top = accCombine(sharedLoad(i), sharedLoad(i + 1u));
-    Acc bottom = accCombine(sharedLoad(i + widthIn), sharedLoad(i + widthIn + 1u));
-    return accFinish(accCombine(top, bottom), 4.0);
+    return reduce2x2(sharedLoad(i), sharedLoad(i + 1u), sharedLoad(i + widthIn),
+                     sharedLoad(i + widthIn + 1u));
 }
 
 // Reduces block b (a texel of level base+6) and writes levels base+1 .. min(base+6, N).
