@@ -283,6 +283,8 @@ struct Case {
             s += std::string(" ") + patternName(pattern);
         if (flags & vkfx::DownsamplerFlagSharedMemoryOnly)
             s += " SharedMemoryOnly";
+        if (flags & vkfx::DownsamplerFlagTexelFetch)
+            s += " TexelFetch";
         return s;
     }
 };
@@ -663,6 +665,35 @@ INSTANTIATE_TEST_SUITE_P(
                       SizeParam{{4095, 17}}, SizeParam{{4097, 3}}, SizeParam{{2048, 2048}},
                       SizeParam{{4096, 4096}}, SizeParam{{16384, 4}}, SizeParam{{8192, 8192}}),
     [](const ::testing::TestParamInfo<SizeParam> &p) { return extentName(p.param.extent); });
+
+// How level 0 is read: the device's default (textureGather for one channel everywhere, bilinear
+// samples for 8-bit UNORM on NVIDIA) and DownsamplerFlagTexelFetch, each against the reference;
+// 2048x1024 has enough blocks for two-by-two groups with reads issued a block ahead.
+using ReadParam = std::tuple<VkFormat, Reduction, VkExtent2D>;
+class DownsampleReads : public DownsampleTest, public ::testing::WithParamInterface<ReadParam> {};
+
+TEST_P(DownsampleReads, DefaultAndTexelFetchReadsMatchReference) {
+    for (vkfx::DownsamplerFlags flags : {0u, std::uint32_t{vkfx::DownsamplerFlagTexelFetch}}) {
+        Case c;
+        c.format = std::get<0>(GetParam());
+        c.reduction = std::get<1>(GetParam());
+        c.extent = std::get<2>(GetParam());
+        c.seed = c.extent.width * 7u + c.extent.height + flags;
+        c.flags = flags;
+        SCOPED_TRACE(c.describe());
+        runCase(c);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    , DownsampleReads,
+    ::testing::Combine(::testing::Values(VK_FORMAT_R32_SFLOAT, VK_FORMAT_R8G8B8A8_UNORM),
+                       ::testing::Values(Reduction::Average, Reduction::Min),
+                       ::testing::Values(VkExtent2D{255, 257}, VkExtent2D{2048, 1024})),
+    [](const ::testing::TestParamInfo<ReadParam> &p) {
+        return formatName(std::get<0>(p.param)) + "_" + reductionName(std::get<1>(p.param)) + "_" +
+               extentName(std::get<2>(p.param));
+    });
 
 // A 1x1 image has no level to generate: recording the (empty) rest of its chain is a valid no-op
 // (and records nothing: a dispatch would have no valid destination and fail validation).

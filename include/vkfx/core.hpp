@@ -74,6 +74,8 @@ struct DeviceFunctions {
     PFN_vkDestroyDescriptorSetLayout vkDestroyDescriptorSetLayout = nullptr;
     PFN_vkCreateImageView vkCreateImageView = nullptr;
     PFN_vkDestroyImageView vkDestroyImageView = nullptr;
+    PFN_vkCreateSampler vkCreateSampler = nullptr;
+    PFN_vkDestroySampler vkDestroySampler = nullptr;
     PFN_vkCreateBuffer vkCreateBuffer = nullptr;
     PFN_vkDestroyBuffer vkDestroyBuffer = nullptr;
     PFN_vkGetBufferMemoryRequirements vkGetBufferMemoryRequirements = nullptr;
@@ -282,6 +284,8 @@ inline VkResult Device::create(const DeviceCreateInfo& info, Device* device)
     VKFX_LOAD_DEVICE(vkDestroyDescriptorSetLayout);
     VKFX_LOAD_DEVICE(vkCreateImageView);
     VKFX_LOAD_DEVICE(vkDestroyImageView);
+    VKFX_LOAD_DEVICE(vkCreateSampler);
+    VKFX_LOAD_DEVICE(vkDestroySampler);
     VKFX_LOAD_DEVICE(vkCreateBuffer);
     VKFX_LOAD_DEVICE(vkDestroyBuffer);
     VKFX_LOAD_DEVICE(vkGetBufferMemoryRequirements);

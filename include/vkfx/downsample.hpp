@@ -29,13 +29,14 @@
 // depth as the device samples it: D16 codes become code / 65535 as the sampler converts them
 // (lavapipe's conversion is 1 fp32 ulp below the correctly rounded quotient for some codes).
 //
-// How it works. Each workgroup reduces a 64x64 block of the level read to one texel six levels
-// up, writing the levels between; a tree of atomic counters in the scratch buffer elects, for
-// every 64x64 block of those texels, the last group to finish, which goes on with the next six
-// levels - so any extent and any number of layers is one dispatch. Counters are handed over under
-// the Vulkan memory model and left at zero. Interior blocks use subgroup shuffles where the
-// device has them (DownsamplerFlags::SharedMemoryOnly turns that off); both paths give identical
-// results.
+// How it works. Each workgroup reduces a 2x2 of 64x64 blocks of the level read (one block on
+// images of fewer than 512 blocks), each to one texel six levels up, writing the levels between;
+// a tree of atomic counters in the scratch buffer elects, for every 64x64 block of those texels,
+// the last group to finish, which goes on with the next six levels - so any extent and any number
+// of layers is one dispatch. Counters are handed over under the Vulkan memory model and left at
+// zero. Interior blocks read each 2x2 footprint with one sampler fetch where that is exact enough
+// (see DownsamplerFlagTexelFetch) and use subgroup shuffles where the device has them
+// (DownsamplerFlagSharedMemoryOnly turns that off; both paths give identical results).
 //
 // Formats (format / what is written through):
 //   R8G8B8A8_UNORM, B8G8R8A8_UNORM, R16G16B16A16_SFLOAT, R16G16_SFLOAT, R32_SFLOAT,
@@ -73,6 +74,12 @@ enum DownsamplerFlagBits : std::uint32_t {
     // Reduce through shared memory only, never with subgroup operations (same results; for
     // testing, or for drivers whose subgroup support you distrust).
     DownsamplerFlagSharedMemoryOnly = 1u << 0,
+    // Read level 0 with four texelFetch per 2x2 footprint, never through the sampler. Without it,
+    // one-channel formats (R32F, R16, depth) gather each footprint with one textureGather (exact
+    // everywhere), and Average chains of 8-bit UNORM (not sRGB), B10G11R11 and RGBA32F take one
+    // bilinear sample per footprint on NVIDIA GPUs (vendor ID 0x10DE), whose filter is finer than
+    // those formats (measured on an H200); everything else reads with texelFetch.
+    DownsamplerFlagTexelFetch = 1u << 1,
 };
 using DownsamplerFlags = std::uint32_t;
 
@@ -240,7 +247,8 @@ public:
     // Errors (nothing recorded, reason in lastError()): VK_ERROR_VALIDATION_FAILED_EXT for a null
     // cmd or target, a target of another format or device, levels outside the image, more than 15
     // levels, a missing maxImage / depth image, scratch that is too small or misaligned.
-    // Cost: reads the level read once and writes every written level once.
+    // Cost: reads the level read once and writes every written level once (measured speeds:
+    // README, "Performance").
     VkResult record(VkCommandBuffer cmd, const DownsampleInfo& info) const;
 
 private:
@@ -255,6 +263,8 @@ private:
     VkDescriptorSetLayout m_setLayout = VK_NULL_HANDLE;
     VkPipelineLayout m_pipelineLayout = VK_NULL_HANDLE;
     VkPipeline m_pipeline = VK_NULL_HANDLE;
+    VkSampler m_sampler = VK_NULL_HANDLE; // immutable sampler of the level-0 reads
+    std::uint32_t m_read = 0;             // how level 0 is read (detail::DownsampleRead)
     VkBuffer m_scratch = VK_NULL_HANDLE;
     VkDeviceMemory m_scratchMemory = VK_NULL_HANDLE;
     VkDeviceSize m_scratchSize = 0;

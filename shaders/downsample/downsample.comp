@@ -9,11 +9,12 @@
 //
 // The work. Level 6 of the chain partitions level 0 into blocks: block (I, J) is everything under
 // level-6 texel (I, J) - 64x64 texels, or up to 127x127 on the right and bottom edges, where the
-// last texel folds in the rest. A workgroup reduces one block to one level-6 texel, writing
-// levels 1..6 on the way. When the chain goes on, the group publishes its level-6 value (fp32) in
-// the scratch buffer and takes a ticket from the counter of the level-12 block that contains it;
-// the last group to arrive there reduces that block (levels 7..12) from the published values,
-// and so on up a tree of counters - so any extent takes one dispatch.
+// last texel folds in the rest. A workgroup reduces a 2x2 of blocks, one block at a time, to
+// their level-6 texels, writing levels 1..6 on the way. When the chain goes on, the group
+// publishes those level-6 values (fp32) in the scratch buffer and takes one ticket for them from
+// the counter of the level-12 block that contains them; the last group to arrive there reduces
+// that block (levels 7..12) from the published values, and so on up a tree of counters - so any
+// extent takes one dispatch.
 //
 // Memory model: the published values and the counters live in a Coherent buffer (device-scope
 // availability and visibility); the counter increment is a device-scope AcquireRelease atomic, so
@@ -24,17 +25,16 @@
 // Vulkan memory model defines: Mesa 22's lavapipe drops image stores in modules that declare
 // VulkanMemoryModel.)
 
-// Inside a regular block (64x64, every footprint 2x2), level +1 is made in four rounds of one 2x2
-// footprint per invocation, 16 texels apart (a subgroup reads contiguous patches), into shared
-// memory; with full subgroups level +2 comes from shared memory and the next levels from subgroup
-// butterflies, then the rest through shared memory. Edge blocks (which fold odd leftovers) make
-// level +2 per invocation through loops. Every footprint is reduced in one order on every path
-// (each row, then the row results), so the results are identical. Stores go to views the
-// compiler knows wherever it matters (see main()).
-
+// Inside a regular block (64x64, every footprint 2x2) of stage 0, level 1 is made in four rounds
+// of one 2x2 footprint per invocation, 16 texels apart (a subgroup reads contiguous patches), into
+// shared memory - with the sampler where it is exact enough (one textureGather or one bilinear
+// sample per footprint, issued one block ahead), else four texelFetch; with subgroups of 16 or
+// more, level 2 comes from shared memory and levels 3, 4 from subgroup butterflies, then the rest
+// through shared memory. Edge blocks and the blocks of the stages above reduce through loops.
+// Every footprint is reduced in one order on every path (each row, then the row results), so the
+// results are identical. Stores go to views the compiler knows wherever it matters (see main()).
 
 #extension GL_KHR_memory_scope_semantics : require
-#extension GL_EXT_samplerless_texture_functions : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_shuffle : require
 #extension GL_EXT_control_flow_attributes : require
@@ -61,20 +61,33 @@ layout(constant_id = 2) const bool kSrgb = false;
 // slower than one to a view the compiler knows.
 layout(constant_id = 3) const uint kCopyLevel0 = 0u;
 
-layout(set = 0, binding = 0) uniform texture2DArray src;
+// How a regular block reads level 0 (Downsampler::create picks it; see readAhead()).
+const uint kReadFetch = 0u;    // four texelFetch per 2x2 footprint
+const uint kReadBilinear = 1u; // one bilinear sample at the footprint's centre (Average)
+const uint kReadGather = 2u;   // one textureGather of the footprint (one channel)
+layout(constant_id = 4) const uint kReadMode = kReadFetch;
+
+// Level 0, with an immutable sampler (linear for kReadBilinear, else nearest).
+layout(set = 0, binding = 0) uniform sampler2DArray src;
 VKFX_DST_LAYOUT(1) uniform writeonly image2DArray dstA[kMaxOutputs];
 #if VKFX_MINMAX
 VKFX_DST_LAYOUT(2) uniform writeonly image2DArray dstB[kMaxOutputs];
 #endif
 layout(set = 0, binding = 3) coherent buffer Scratch { uint words[]; } scratch;
+// The same buffer seen as 16-byte quads: 4-channel texels are published 16-byte aligned, so that
+// one load and one store move each (the continuing group's reads are a latency chain).
+layout(set = 0, binding = 3) coherent buffer ScratchQuads { uvec4 quads[]; } scratchQuads;
+
 
 layout(push_constant) uniform Push {
     uvec2 extent;          // chain level 0
+    vec2 invExtent;        // 1 / extent, rounded once (sample coordinates of kReadBilinear / Gather)
     uint levelCount;       // N: last chain level written
     uint counterOffset1;   // scratch words: counters of the level-12 blocks, all layers
     uint counterOffset2;   // counters of the level-18 blocks
     uint dataOffset6;      // published level-6 texels, all layers
     uint dataOffset12;     // published level-12 texels
+    uint pairs;            // 1: a workgroup reduces a 2x2 of blocks; 0: one block
 } pc;
 
 // Level +1 of a regular block (32x32), or level +2 of an edge block (up to 31x31), and the levels
@@ -125,6 +138,8 @@ VEC loadVec(uint i)
 {
 #if VKFX_CHANNELS == 1
     return uintBitsToFloat(scratch.words[i]);
+#elif VKFX_CHANNELS == 4
+    return uintBitsToFloat(scratchQuads.quads[i / 4u]);
 #else
     VEC v;
     [[unroll]] for (int c = 0; c < VKFX_CHANNELS; ++c) v[c] = uintBitsToFloat(scratch.words[i + c]);
@@ -136,6 +151,8 @@ void storeVec(uint i, VEC v)
 {
 #if VKFX_CHANNELS == 1
     scratch.words[i] = floatBitsToUint(v);
+#elif VKFX_CHANNELS == 4
+    scratchQuads.quads[i / 4u] = floatBitsToUint(v);
 #else
     [[unroll]] for (int c = 0; c < VKFX_CHANNELS; ++c) scratch.words[i + c] = floatBitsToUint(v[c]);
 #endif
@@ -151,7 +168,11 @@ Acc loadPublished(uint level, uvec2 p, uint layer)
 #else
     Acc a = Acc(loadVec(i));
 #endif
+#if VKFX_CHANNELS == 4
+    for (uint w = 0u; w < kAccWords; w += 4u) scratchQuads.quads[(i + w) / 4u] = uvec4(0u);
+#else
     for (uint w = 0u; w < kAccWords; ++w) scratch.words[i + w] = 0u;
+#endif
     return a;
 }
 
@@ -449,47 +470,230 @@ void reduceBlock(uint base, uvec2 b, uint layer)
     }
 }
 
+// --- regular blocks of stage 0 ------------------------------------------------------------------
+//
+// A regular block of stage 0 (64x64 texels of level 0, every footprint 2x2) when the chain has
+// at least 6 levels: every level and view is a constant here. Level 1 is made in four rounds of
+// one 2x2 footprint per invocation (round j covers a 16x16 quarter, so that a subgroup reads a
+// contiguous patch); with the sampler read modes, the rounds' samples are issued one block ahead
+// (readAhead), so that the next block's reads are in flight while this one makes levels 2..6.
+
+struct Ahead {
+    vec4 r[4]; // per round: the bilinear sample, or the gathered footprint (x, y, z, w) =
+               // texels (0,1), (1,1), (1,0), (0,0)
+};
+
+uvec2 roundTexel(uvec2 b, uint j)
+{
+    uint tid = gl_LocalInvocationIndex;
+    return b * kL1 + uvec2(tid % 16u, tid / 16u) + uvec2(j & 1u, j >> 1u) * 16u;
+}
+
+Ahead readAhead(uvec2 b, uint layer)
+{
+    Ahead a;
+    [[unroll]] for (uint j = 0u; j < 4u; ++j) {
+        // The footprint's centre, nudged by 2^-10 texel: the rounding of the coordinate (a few
+        // 2^-24 relative) can then never move a bilinear weight off 1/2 nor gather the wrong texels.
+        vec2 centre = vec2(roundTexel(b, j) * 2u + 1u) + 0.0009765625;
+        vec3 uvw = vec3(centre * pc.invExtent, float(layer));
+        if (kReadMode == kReadGather) a.r[j] = textureGather(src, uvw, 0);
+        else a.r[j] = textureLod(src, uvw, 0.0);
+    }
+    return a;
+}
+
+// Level-1 texel q from what readAhead sampled.
+Acc level1Ahead(vec4 r, uvec2 q, uint layer)
+{
+#if VKFX_CHANNELS == 1
+    if (kReadMode == kReadGather) {
+        if (kCopyLevel0 != 0u) {
+            ivec3 f = ivec3(q * 2u, layer);
+            storeSlot(0u, f, accInit(r.w));
+            storeSlot(0u, f + ivec3(1, 0, 0), accInit(r.z));
+            storeSlot(0u, f + ivec3(0, 1, 0), accInit(r.x));
+            storeSlot(0u, f + ivec3(1, 1, 0), accInit(r.y));
+        }
+        return reduce2x2(accInit(r.w), accInit(r.z), accInit(r.x), accInit(r.y));
+    }
+#endif
+    return accInit(VEC_FROM4(r)); // the sampler averaged the footprint
+}
+
+// Level k (2..6, a constant) of regular block b from level k-1 in shared memory (row-major,
+// 2 * (64 >> k) wide), one texel per invocation; leaves level k in shared memory the same way.
+void sharedLevel(uint k, uvec2 b, uint layer)
+{
+    uint widthOut = kBlockSpan >> k;
+    uint tid = gl_LocalInvocationIndex;
+    bool owner = tid < widthOut * widthOut;
+    uvec2 q = uvec2(tid % widthOut, tid / widthOut);
+    Acc acc;
+    if (owner) acc = reduceShared2x2(q.y * 4u * widthOut + q.x * 2u, widthOut * 2u);
+    barrier();
+    if (owner) {
+        sharedStore(tid, acc);
+        storeSlot(k - 1u + kCopyLevel0, ivec3((b << (kBlockLevels - k)) + q, layer), acc);
+    }
+    barrier();
+}
+
+// Writes levels 1..6 of regular block b (stage 0); leaves level 6 in shared slot 0.
+void reduceRegularBlock(uvec2 b, uint layer, Ahead a)
+{
+    uint tid = gl_LocalInvocationIndex;
+    if (kReadMode == kReadFetch) {
+        [[dont_unroll]] for (uint j = 0u; j < 4u; ++j) {
+            uvec2 q = roundTexel(b, j);
+            Acc acc = reduceQuadLevel1(0u, q, layer);
+            uvec2 local = q - b * kL1;
+            sharedStore(local.y * kL1 + local.x, acc);
+        }
+    } else {
+        [[unroll]] for (uint j = 0u; j < 4u; ++j) {
+            uvec2 q = roundTexel(b, j);
+            Acc acc = level1Ahead(a.r[j], q, layer);
+            storeSlot(kCopyLevel0, ivec3(q, layer), acc);
+            uvec2 local = q - b * kL1;
+            sharedStore(local.y * kL1 + local.x, acc);
+        }
+    }
+    barrier();
+
+    bool fullSubgroups = gl_NumSubgroups * gl_SubgroupSize == kGroupSize;
+    if (kUseSubgroups && fullSubgroups && gl_SubgroupSize >= 16u) {
+        // Level 2 by invocation t = its Morton position (numbered by subgroup and lane: no
+        // assumption about how local invocation indices map to lanes), levels 3 and 4 by
+        // butterflies inside 16 lanes, then levels 5 and 6 through shared memory.
+        uint t = gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID;
+        uvec2 m = mortonDecode(t);
+        Acc acc = reduceShared2x2(m.y * 2u * kL1 + m.x * 2u, kL1);
+        storeSlot(1u + kCopyLevel0, ivec3(b * 16u + m, layer), acc);
+        acc = butterfly(acc, 1u, 2u);
+        if ((t & 3u) == 0u) storeSlot(2u + kCopyLevel0, ivec3(b * 8u + mortonDecode(t >> 2u), layer), acc);
+        acc = butterfly(acc, 4u, 8u);
+        uvec2 m4 = mortonDecode(t >> 4u);
+        if ((t & 15u) == 0u) storeSlot(3u + kCopyLevel0, ivec3(b * 4u + m4, layer), acc);
+        barrier(); // every read of level 1 is done
+        if ((t & 15u) == 0u) sharedStore(m4.y * 4u + m4.x, acc);
+        barrier();
+    } else {
+        sharedLevel(2u, b, layer);
+        sharedLevel(3u, b, layer);
+        sharedLevel(4u, b, layer);
+    }
+    sharedLevel(5u, b, layer);
+    sharedLevel(6u, b, layer);
+}
+
+// --- tickets -------------------------------------------------------------------------------------
+
+// Adds `count` arrivals (published level-6k texels, k = stage + 1) to the counter of block
+// `parent`; true (in every invocation) for the group that completes it, which resets the counter.
+bool takeTicket(uint stage, uvec2 parent, uint layer, uint count)
+{
+    uint top = (stage + 1u) * kBlockLevels;
+    if (gl_LocalInvocationIndex == 0u) {
+        uvec2 first, end;
+        blockRange(parent, top, 0u, first, end);
+        uvec2 size = end - first;
+        uvec2 parents = levelExtent(top + kBlockLevels);
+        uint counter = (stage == 0u ? pc.counterOffset1 : pc.counterOffset2) +
+                       (layer * parents.y + parent.y) * parents.x + parent.x;
+        uint arrived = atomicAdd(scratch.words[counter], count, gl_ScopeDevice,
+                                 gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease);
+        bool last = arrived + count == size.x * size.y;
+        if (last) {
+            atomicStore(scratch.words[counter], 0u, gl_ScopeDevice, gl_StorageSemanticsBuffer,
+                        gl_SemanticsRelaxed);
+        }
+        sLo[0] = VEC(last ? 1.0 : 0.0);
+    }
+    // Workgroup scope is enough here: invocation 0's device-scope acquire (the ticket) plus
+    // this barrier order the others' Coherent scratch reads after every producer's release.
+    controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup,
+                   gl_StorageSemanticsBuffer | gl_StorageSemanticsShared,
+                   gl_SemanticsAcquireRelease);
+    bool goOn = sLo[0] == VEC(1.0);
+    barrier(); // everyone has read the flag before the next block overwrites sLo
+    return goOn;
+}
+
+// Publishes the value in shared slot 0 as texel `block` of level `level` (invocation 0).
+void publishShared(uint level, uvec2 block, uint layer)
+{
+    if (gl_LocalInvocationIndex == 0u) publish(level, block, layer, sharedLoad(0u));
+}
+
+// Workgroup (i, j, layer) of the dispatch reduces the blocks (2i + x, 2j + y), x, y in {0, 1}, of
+// that layer (stage 0) - or block (i, j) alone when pc.pairs is 0 (small images, where more
+// workgroups beat fewer tickets) - and takes one ticket for all of them. Each stage is called with a constant
+// base, so that every store goes to a view the compiler knows.
 void main()
 {
     uint layer = gl_WorkGroupID.z;
-    uvec2 block = gl_WorkGroupID.xy;
-    uint base = 0u;
-    // Stage 0 moves nearly all the bytes: called with a constant base, so that all its stores go
-    // to views the compiler knows. The stages above reuse the same code with base = 6, 12.
-    reduceBlock(0u, block, layer);
-    for (uint stage = 0u;; ++stage) {
-        uint top = base + kBlockLevels;
-        if (pc.levelCount <= top) return;
+    uvec2 blocks = levelExtent(kBlockLevels);
+    uvec2 first = gl_WorkGroupID.xy << pc.pairs;
+    uint blocksHere = pc.pairs != 0u ? 4u : 1u;
+    bool chainGoesOn = pc.levelCount > kBlockLevels;
+    bool fast = pc.levelCount >= kBlockLevels;
 
-        // Publish, then take a ticket from the parent block's counter.
-        uvec2 parent = min(block >> kBlockLevels, levelExtent(top + kBlockLevels) - 1u);
-        if (gl_LocalInvocationIndex == 0u) {
-            publish(top, block, layer, sharedLoad(0u));
-            uvec2 first, end;
-            blockRange(parent, top, 0u, first, end);
-            uvec2 size = end - first;
-            uvec2 parents = levelExtent(top + kBlockLevels);
-            uint counter = (stage == 0u ? pc.counterOffset1 : pc.counterOffset2) +
-                           (layer * parents.y + parent.y) * parents.x + parent.x;
-            uint arrived = atomicAdd(scratch.words[counter], 1u, gl_ScopeDevice,
-                                     gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease);
-            bool last = arrived == size.x * size.y - 1u;
-            if (last) {
-                atomicStore(scratch.words[counter], 0u, gl_ScopeDevice, gl_StorageSemanticsBuffer,
-                            gl_SemanticsRelaxed);
-            }
-            sLo[0] = VEC(last ? 1.0 : 0.0);
+    // Regular blocks first (their reads one block ahead), then the others: the generic code of
+    // edge blocks runs with nothing of the regular path live, which keeps the register count low.
+    uint count = 0u;
+    uint edges = 0u; // bit k: block k takes the generic path
+    bool used = false; // shared memory holds a block's data
+    bool haveAhead = false;
+    Ahead ahead;
+    [[dont_unroll]] for (uint k = 0u; k < blocksHere; ++k) {
+        uvec2 b = first + uvec2(k & 1u, k >> 1u);
+        if (any(greaterThanEqual(b, blocks))) continue;
+        ++count;
+        uvec2 first0, end0;
+        blockRange(b, 0u, 0u, first0, end0);
+        if (!fast || any(notEqual(end0 - first0, uvec2(kBlockSpan)))) {
+            edges |= 1u << k;
+            continue;
         }
-        // Workgroup scope is enough here: invocation 0's device-scope acquire (the ticket) plus
-        // this barrier order the others' Coherent scratch reads after every producer's release.
-        controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup,
-                       gl_StorageSemanticsBuffer | gl_StorageSemanticsShared,
-                       gl_SemanticsAcquireRelease);
-        bool goOn = sLo[0] == VEC(1.0);
-        if (!goOn) return;
-        barrier(); // everyone has read the flag before the next block overwrites sLo
-        block = parent;
-        base = top;
-        reduceBlock(base, block, layer);
+        if (used) barrier(); // the previous block's last reads of shared memory are done
+        used = true;
+        Ahead next;
+        bool nextAhead = false;
+        if (kReadMode != kReadFetch) {
+            if (!haveAhead) ahead = readAhead(b, layer);
+            uvec2 n = first + uvec2((k + 1u) & 1u, (k + 1u) >> 1u);
+            if (k + 1u < blocksHere && all(lessThan(n, blocks))) {
+                uvec2 firstN, endN;
+                blockRange(n, 0u, 0u, firstN, endN);
+                nextAhead = fast && all(equal(endN - firstN, uvec2(kBlockSpan)));
+                if (nextAhead) next = readAhead(n, layer);
+            }
+        }
+        reduceRegularBlock(b, layer, ahead);
+        ahead = next;
+        haveAhead = nextAhead;
+        if (chainGoesOn) publishShared(kBlockLevels, b, layer);
     }
+    [[dont_unroll]] for (uint k = 0u; k < 4u; ++k) {
+        if ((edges & (1u << k)) == 0u) continue;
+        uvec2 b = first + uvec2(k & 1u, k >> 1u);
+        if (used) barrier();
+        used = true;
+        reduceBlock(0u, b, layer);
+        if (chainGoesOn) publishShared(kBlockLevels, b, layer);
+    }
+    if (!chainGoesOn) return;
+
+    uvec2 parent = min(first >> kBlockLevels, levelExtent(2u * kBlockLevels) - 1u);
+    if (!takeTicket(0u, parent, layer, count)) return;
+    reduceBlock(kBlockLevels, parent, layer);
+    if (pc.levelCount <= 2u * kBlockLevels) return;
+
+    uvec2 block = parent;
+    parent = min(block >> kBlockLevels, levelExtent(3u * kBlockLevels) - 1u);
+    publishShared(2u * kBlockLevels, block, layer);
+    if (!takeTicket(1u, parent, layer, 1u)) return;
+    // At most 15 levels (kMaxOutputs): this stage is the last.
+    reduceBlock(2u * kBlockLevels, parent, layer);
 }

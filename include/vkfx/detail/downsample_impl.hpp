@@ -50,11 +50,13 @@ inline const DownsampleFormat* findDownsampleFormat(VkFormat format)
 // Push constants of shaders/downsample/downsample.comp.
 struct DownsamplePush {
     std::uint32_t extent[2];
+    float invExtent[2];
     std::uint32_t levelCount;
     std::uint32_t counterOffset1;
     std::uint32_t counterOffset2;
     std::uint32_t dataOffset6;
     std::uint32_t dataOffset12;
+    std::uint32_t pairs;
 };
 
 // Bindings of shaders/downsample/downsample.comp.
@@ -63,6 +65,13 @@ enum : std::uint32_t {
     kDownsampleBindingDst = 1,
     kDownsampleBindingDstMax = 2,
     kDownsampleBindingScratch = 3,
+};
+
+// How the kernel reads level 0 of a regular block (spec constant 4 of downsample.comp).
+enum DownsampleRead : std::uint32_t {
+    kDownsampleReadFetch = 0,    // four texelFetch per 2x2 footprint
+    kDownsampleReadBilinear = 1, // one bilinear sample per footprint (Average)
+    kDownsampleReadGather = 2,   // one textureGather per footprint (one channel)
 };
 
 inline std::uint32_t mipExtent(std::uint32_t e, std::uint32_t level)
@@ -97,6 +106,7 @@ inline DownsampleScratchLayout downsampleScratchLayout(VkExtent2D e, std::uint32
     DownsampleScratchLayout l;
     VkDeviceSize w = 0;
     auto take = [&](VkDeviceSize n) {
+        w = (w + 3) & ~VkDeviceSize{3}; // 16-byte aligned: 4-channel texels move as one quad
         auto at = static_cast<std::uint32_t>(w);
         w += n;
         return at;
@@ -289,6 +299,8 @@ inline void Downsampler::swap(Downsampler& other) noexcept
     std::swap(m_setLayout, other.m_setLayout);
     std::swap(m_pipelineLayout, other.m_pipelineLayout);
     std::swap(m_pipeline, other.m_pipeline);
+    std::swap(m_sampler, other.m_sampler);
+    std::swap(m_read, other.m_read);
     std::swap(m_scratch, other.m_scratch);
     std::swap(m_scratchMemory, other.m_scratchMemory);
     std::swap(m_scratchSize, other.m_scratchSize);
@@ -303,11 +315,14 @@ inline void Downsampler::destroy()
     if (m_pipeline) f.vkDestroyPipeline(d, m_pipeline, a);
     if (m_pipelineLayout) f.vkDestroyPipelineLayout(d, m_pipelineLayout, a);
     if (m_setLayout) f.vkDestroyDescriptorSetLayout(d, m_setLayout, a);
+    if (m_sampler) f.vkDestroySampler(d, m_sampler, a);
     if (m_scratch) f.vkDestroyBuffer(d, m_scratch, a);
     if (m_scratchMemory) f.vkFreeMemory(d, m_scratchMemory, a);
     m_pipeline = VK_NULL_HANDLE;
     m_pipelineLayout = VK_NULL_HANDLE;
     m_setLayout = VK_NULL_HANDLE;
+    m_sampler = VK_NULL_HANDLE;
+    m_read = 0;
     m_scratch = VK_NULL_HANDLE;
     m_scratchMemory = VK_NULL_HANDLE;
     m_scratchSize = 0;
@@ -376,8 +391,38 @@ inline VkResult Downsampler::create(const Device& device, const DownsamplerCreat
     VkDevice d = device.handle();
     const VkAllocationCallbacks* a = device.allocator();
 
+    // How regular blocks read level 0 (the rule is documented at DownsamplerFlagTexelFetch):
+    // one-channel formats gather each 2x2 footprint (exact everywhere); Average chains of 8-bit
+    // UNORM, 11/10-bit float and fp32 formats take one bilinear sample per footprint on NVIDIA
+    // GPUs, whose filter is finer than those formats (measured on an H200: 8-bit within 0.5 code
+    // of the exact mean; lavapipe's 8-bit filter rounds to 8 bits, and NVIDIA filters fp16 to
+    // fp16 precision, so fp16 chains drift past 1 ulp from level 2 on: both fetch).
+    const VkFormat sampledFormat = depth ? info.depthFormat : info.format;
+    std::uint32_t read = detail::kDownsampleReadFetch;
+    if (!(info.flags & DownsamplerFlagTexelFetch)) {
+        if (fmt->channels == 1) {
+            read = detail::kDownsampleReadGather;
+        } else if (info.reduction == Reduction::Average && !fmt->srgb &&
+                   info.format != VK_FORMAT_R16G16B16A16_SFLOAT && info.format != VK_FORMAT_R16G16_SFLOAT &&
+                   device.properties().vendorID == 0x10DEu &&
+                   (device.optimalFormatFeatures(sampledFormat) &
+                    VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT)) {
+            read = detail::kDownsampleReadBilinear;
+        }
+    }
+    ds.m_read = read;
+    VkSamplerCreateInfo samplerInfo{};
+    samplerInfo.sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO;
+    samplerInfo.magFilter = samplerInfo.minFilter =
+        read == detail::kDownsampleReadBilinear ? VK_FILTER_LINEAR : VK_FILTER_NEAREST;
+    samplerInfo.mipmapMode = VK_SAMPLER_MIPMAP_MODE_NEAREST;
+    samplerInfo.addressModeU = samplerInfo.addressModeV = samplerInfo.addressModeW =
+        VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
+    VkResult r = f.vkCreateSampler(d, &samplerInfo, a, &ds.m_sampler);
+    if (r != VK_SUCCESS) return device.fail(r, "%s: vkCreateSampler failed (%d)", fn, static_cast<int>(r));
+
     VkDescriptorSetLayoutBinding bindings[4] = {
-        {detail::kDownsampleBindingSource, VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
+        {detail::kDownsampleBindingSource, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, VK_SHADER_STAGE_COMPUTE_BIT, &ds.m_sampler},
         {detail::kDownsampleBindingDst, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, kMaxOutputLevels, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
         {detail::kDownsampleBindingScratch, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
         {detail::kDownsampleBindingDstMax, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, kMaxOutputLevels, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
@@ -387,7 +432,7 @@ inline VkResult Downsampler::create(const Device& device, const DownsamplerCreat
     setInfo.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
     setInfo.bindingCount = minmax ? 4 : 3;
     setInfo.pBindings = bindings;
-    VkResult r = f.vkCreateDescriptorSetLayout(d, &setInfo, a, &ds.m_setLayout);
+    r = f.vkCreateDescriptorSetLayout(d, &setInfo, a, &ds.m_setLayout);
     if (r != VK_SUCCESS) return device.fail(r, "%s: vkCreateDescriptorSetLayout failed (%d)", fn, static_cast<int>(r));
 
     VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(detail::DownsamplePush)};
@@ -414,14 +459,16 @@ inline VkResult Downsampler::create(const Device& device, const DownsamplerCreat
         VkBool32 useSubgroups;
         VkBool32 srgb;
         std::uint32_t copyLevel0;
+        std::uint32_t read;
     } spec{minmax ? 0u : static_cast<std::uint32_t>(info.reduction),
            device.subgroupShuffle() && !(info.flags & DownsamplerFlagSharedMemoryOnly),
-           ds.m_srgbEncode, depth && info.depthLevelZero == DepthLevelZero::Copy ? 1u : 0u};
-    VkSpecializationMapEntry entries[4] = {{0, offsetof(Spec, reduction), sizeof(std::uint32_t)},
+           ds.m_srgbEncode, depth && info.depthLevelZero == DepthLevelZero::Copy ? 1u : 0u, read};
+    VkSpecializationMapEntry entries[5] = {{0, offsetof(Spec, reduction), sizeof(std::uint32_t)},
                                            {1, offsetof(Spec, useSubgroups), sizeof(VkBool32)},
                                            {2, offsetof(Spec, srgb), sizeof(VkBool32)},
-                                           {3, offsetof(Spec, copyLevel0), sizeof(std::uint32_t)}};
-    VkSpecializationInfo specInfo{4, entries, sizeof(Spec), &spec};
+                                           {3, offsetof(Spec, copyLevel0), sizeof(std::uint32_t)},
+                                           {4, offsetof(Spec, read), sizeof(std::uint32_t)}};
+    VkSpecializationInfo specInfo{5, entries, sizeof(Spec), &spec};
     VkComputePipelineCreateInfo pipelineInfo{};
     pipelineInfo.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO;
     pipelineInfo.stage = {};
@@ -668,7 +715,7 @@ inline VkResult Downsampler::record(VkCommandBuffer cmd, const DownsampleInfo& i
     for (VkWriteDescriptorSet& w : writes) w.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
     writes[0].dstBinding = detail::kDownsampleBindingSource;
     writes[0].descriptorCount = 1;
-    writes[0].descriptorType = VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE;
+    writes[0].descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER; // immutable sampler
     writes[0].pImageInfo = &source;
     writes[1].dstBinding = detail::kDownsampleBindingDst;
     writes[1].descriptorCount = kMaxOutputLevels;
@@ -692,8 +739,19 @@ inline VkResult Downsampler::record(VkCommandBuffer cmd, const DownsampleInfo& i
     push.counterOffset2 = c.layout.counterOffset2;
     push.dataOffset6 = c.layout.dataOffset6;
     push.dataOffset12 = c.layout.dataOffset12;
+    push.invExtent[0] = static_cast<float>(1.0 / c.extent.width);
+    push.invExtent[1] = static_cast<float>(1.0 / c.extent.height);
+    // A block is the 64x64 texels of level 0 under one level-6 texel. Large images: one workgroup
+    // per 2x2 of blocks (a quarter of the tickets, and each group reads a block ahead); below
+    // kPairBlocks blocks, one workgroup per block (more groups in flight for small images).
+    const std::uint32_t blocksX = detail::mipExtent(c.extent.width, 6);
+    const std::uint32_t blocksY = detail::mipExtent(c.extent.height, 6);
+    // (Measured on an H200: 1920x1080, 480 blocks, is faster with single blocks; 2048^2, 1024
+    // blocks, with pairs.)
+    constexpr std::uint64_t kPairBlocks = 512;
+    push.pairs = std::uint64_t{blocksX} * blocksY * c.layers >= kPairBlocks ? 1u : 0u;
     f.vkCmdPushConstants(cmd, m_pipelineLayout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
-    f.vkCmdDispatch(cmd, detail::mipExtent(c.extent.width, 6), detail::mipExtent(c.extent.height, 6), c.layers);
+    f.vkCmdDispatch(cmd, (blocksX + push.pairs) >> push.pairs, (blocksY + push.pairs) >> push.pairs, c.layers);
     return VK_SUCCESS;
 }
 
