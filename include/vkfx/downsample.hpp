@@ -264,7 +264,6 @@ private:
     VkPipelineLayout m_pipelineLayout = VK_NULL_HANDLE;
     VkPipeline m_pipeline = VK_NULL_HANDLE;
     VkSampler m_sampler = VK_NULL_HANDLE; // immutable sampler of the level-0 reads
-    std::uint32_t m_read = 0;             // how level 0 is read (detail::DownsampleRead)
     VkBuffer m_scratch = VK_NULL_HANDLE;
     VkDeviceMemory m_scratchMemory = VK_NULL_HANDLE;
     VkDeviceSize m_scratchSize = 0;

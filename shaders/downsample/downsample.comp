@@ -78,10 +78,9 @@ layout(set = 0, binding = 3) coherent buffer Scratch { uint words[]; } scratch;
 // one load and one store move each (the continuing group's reads are a latency chain).
 layout(set = 0, binding = 3) coherent buffer ScratchQuads { uvec4 quads[]; } scratchQuads;
 
-
 layout(push_constant) uniform Push {
     uvec2 extent;          // chain level 0
-    vec2 invExtent;        // 1 / extent, rounded once (sample coordinates of kReadBilinear / Gather)
+    vec2 invExtent;        // 1 / extent, rounded once (coordinates of the sampler reads)
     uint levelCount;       // N: last chain level written
     uint counterOffset1;   // scratch words: counters of the level-12 blocks, all layers
     uint counterOffset2;   // counters of the level-18 blocks
@@ -122,6 +121,15 @@ void blockRange(uvec2 b, uint base, uint k, out uvec2 first, out uvec2 end)
     uvec2 last = levelExtent(base + kBlockLevels) - 1u;
     first = b << shift;
     end = mix((b + 1u) << shift, levelExtent(base + k), equal(b, last));
+}
+
+// A block that is 64x64 at its input level halves exactly all the way: every footprint in it is
+// 2x2 (edge blocks that fold odd leftovers are larger).
+bool isRegular(uvec2 b, uint base)
+{
+    uvec2 first, end;
+    blockRange(b, base, 0u, first, end);
+    return all(equal(end - first, uvec2(kBlockSpan)));
 }
 
 // --- scratch -----------------------------------------------------------------------------------
@@ -381,12 +389,7 @@ void reduceBlock(uint base, uvec2 b, uint layer)
 {
     uint tid = gl_LocalInvocationIndex;
     uint lastLevel = min(base + kBlockLevels, pc.levelCount);
-    uvec2 first0, end0;
-    blockRange(b, base, 0u, first0, end0);
-
-    // A block that is 64x64 at its input level halves exactly all the way: every footprint in it
-    // is 2x2 (edge blocks that fold odd leftovers are larger).
-    bool regular = all(equal(end0 - first0, uvec2(kBlockSpan)));
+    bool regular = isRegular(b, base);
     uint level; // the level now held in shared memory, row-major over the block
     if (regular) {
         // Level +1 (32x32) in four rounds of one 2x2 footprint per invocation: round j covers a
@@ -494,7 +497,7 @@ Ahead readAhead(uvec2 b, uint layer)
     Ahead a;
     [[unroll]] for (uint j = 0u; j < 4u; ++j) {
         // The footprint's centre, nudged by 2^-10 texel: the rounding of the coordinate (a few
-        // 2^-24 relative) can then never move a bilinear weight off 1/2 nor gather the wrong texels.
+        // 2^-24 relative) can then never move a bilinear weight off 1/2 nor gather wrong texels.
         vec2 centre = vec2(roundTexel(b, j) * 2u + 1u) + 0.0009765625;
         vec3 uvw = vec3(centre * pc.invExtent, float(layer));
         if (kReadMode == kReadGather) a.r[j] = textureGather(src, uvw, 0);
@@ -542,7 +545,6 @@ void sharedLevel(uint k, uvec2 b, uint layer)
 // Writes levels 1..6 of regular block b (stage 0); leaves level 6 in shared slot 0.
 void reduceRegularBlock(uvec2 b, uint layer, Ahead a)
 {
-    uint tid = gl_LocalInvocationIndex;
     if (kReadMode == kReadFetch) {
         [[dont_unroll]] for (uint j = 0u; j < 4u; ++j) {
             uvec2 q = roundTexel(b, j);
@@ -628,8 +630,8 @@ void publishShared(uint level, uvec2 block, uint layer)
 
 // Workgroup (i, j, layer) of the dispatch reduces the blocks (2i + x, 2j + y), x, y in {0, 1}, of
 // that layer (stage 0) - or block (i, j) alone when pc.pairs is 0 (small images, where more
-// workgroups beat fewer tickets) - and takes one ticket for all of them. Each stage is called with a constant
-// base, so that every store goes to a view the compiler knows.
+// workgroups beat fewer tickets) - and takes one ticket for all of them. Each stage is called
+// with a constant base, so that every store goes to a view the compiler knows.
 void main()
 {
     uint layer = gl_WorkGroupID.z;
@@ -650,9 +652,7 @@ void main()
         uvec2 b = first + uvec2(k & 1u, k >> 1u);
         if (any(greaterThanEqual(b, blocks))) continue;
         ++count;
-        uvec2 first0, end0;
-        blockRange(b, 0u, 0u, first0, end0);
-        if (!fast || any(notEqual(end0 - first0, uvec2(kBlockSpan)))) {
+        if (!fast || !isRegular(b, 0u)) {
             edges |= 1u << k;
             continue;
         }
@@ -663,12 +663,8 @@ void main()
         if (kReadMode != kReadFetch) {
             if (!haveAhead) ahead = readAhead(b, layer);
             uvec2 n = first + uvec2((k + 1u) & 1u, (k + 1u) >> 1u);
-            if (k + 1u < blocksHere && all(lessThan(n, blocks))) {
-                uvec2 firstN, endN;
-                blockRange(n, 0u, 0u, firstN, endN);
-                nextAhead = fast && all(equal(endN - firstN, uvec2(kBlockSpan)));
-                if (nextAhead) next = readAhead(n, layer);
-            }
+            nextAhead = k + 1u < blocksHere && all(lessThan(n, blocks)) && isRegular(n, 0u);
+            if (nextAhead) next = readAhead(n, layer);
         }
         reduceRegularBlock(b, layer, ahead);
         ahead = next;

@@ -300,7 +300,6 @@ inline void Downsampler::swap(Downsampler& other) noexcept
     std::swap(m_pipelineLayout, other.m_pipelineLayout);
     std::swap(m_pipeline, other.m_pipeline);
     std::swap(m_sampler, other.m_sampler);
-    std::swap(m_read, other.m_read);
     std::swap(m_scratch, other.m_scratch);
     std::swap(m_scratchMemory, other.m_scratchMemory);
     std::swap(m_scratchSize, other.m_scratchSize);
@@ -322,7 +321,6 @@ inline void Downsampler::destroy()
     m_pipelineLayout = VK_NULL_HANDLE;
     m_setLayout = VK_NULL_HANDLE;
     m_sampler = VK_NULL_HANDLE;
-    m_read = 0;
     m_scratch = VK_NULL_HANDLE;
     m_scratchMemory = VK_NULL_HANDLE;
     m_scratchSize = 0;
@@ -410,7 +408,6 @@ inline VkResult Downsampler::create(const Device& device, const DownsamplerCreat
             read = detail::kDownsampleReadBilinear;
         }
     }
-    ds.m_read = read;
     VkSamplerCreateInfo samplerInfo{};
     samplerInfo.sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO;
     samplerInfo.magFilter = samplerInfo.minFilter =
