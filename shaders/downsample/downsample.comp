@@ -25,14 +25,20 @@
 // Vulkan memory model defines: Mesa 22's lavapipe drops image stores in modules that declare
 // VulkanMemoryModel.)
 
-// Inside a regular block (64x64, every footprint 2x2) of stage 0, level 1 is made in four rounds
-// of one 2x2 footprint per invocation, 16 texels apart (a subgroup reads contiguous patches), into
-// shared memory - with the sampler where it is exact enough (one textureGather or one bilinear
-// sample per footprint, issued one block ahead), else four texelFetch; with subgroups of 16 or
-// more, level 2 comes from shared memory and levels 3, 4 from subgroup butterflies, then the rest
-// through shared memory. Edge blocks and the blocks of the stages above reduce through loops.
+// Inside a regular block (64x64, every footprint 2x2) of stage 0, level 1 is made as four 2x2
+// footprints per invocation, 16 texels apart (a subgroup reads contiguous patches), into shared
+// memory - with the sampler where it is exact enough (one textureGather or one bilinear sample per
+// footprint, issued one block ahead), else texelFetch, two footprints' reads at a time; with
+// subgroups of 16 or more, level 2 comes from shared memory and levels 3, 4 from subgroup
+// butterflies, then the rest through shared memory. Edge blocks make level 2 first (each texel's
+// reads issued together where its footprints are 2x2), then loop over shared memory; a continuing
+// group reads all of its published inputs at once when they fit in shared memory.
+// Reads that feed one result are issued before anything consumes them: a chain of dependent reads
+// costs a round trip to memory each, which is what the edge and continuing paths are made of.
 // Every footprint is reduced in one order on every path (each row, then the row results), so the
 // results are identical. Stores go to views the compiler knows wherever it matters (see main()).
+// (Cold paths are kept small: on NVIDIA, adding code that never runs on a regular image changed
+// the compilation of the hot loop for some formats, 2-3x slower; docs/downsample-performance.md.)
 
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_basic : require
@@ -166,22 +172,27 @@ void storeVec(uint i, VEC v)
 #endif
 }
 
-// Each published texel is read exactly once, by the group that continues; it zeroes the words
-// so that the whole scratch is zero again when the dispatch ends, whatever the next one's layout.
 Acc loadPublished(uint level, uvec2 p, uint layer)
 {
     uint i = dataIndex(level, p, layer);
 #if VKFX_MINMAX
-    Acc a = Acc(loadVec(i), loadVec(i + VKFX_CHANNELS));
+    return Acc(loadVec(i), loadVec(i + VKFX_CHANNELS));
 #else
-    Acc a = Acc(loadVec(i));
+    return Acc(loadVec(i));
 #endif
+}
+
+// Each published texel is read exactly once, by the group that continues; it zeroes the words
+// after reading them, so that the whole scratch is zero again when the dispatch ends, whatever
+// the next one's layout.
+void clearPublished(uint level, uvec2 p, uint layer)
+{
+    uint i = dataIndex(level, p, layer);
 #if VKFX_CHANNELS == 4
     for (uint w = 0u; w < kAccWords; w += 4u) scratchQuads.quads[(i + w) / 4u] = uvec4(0u);
 #else
     for (uint w = 0u; w < kAccWords; ++w) scratch.words[i + w] = 0u;
 #endif
-    return a;
 }
 
 void publish(uint level, uvec2 p, uint layer, Acc a)
@@ -289,63 +300,152 @@ Acc butterfly(Acc v, uint xMask, uint yMask)
 }
 
 // Texel p of the block's input level `base`: the source image on the first step, published
-// values above it.
-Acc loadInput(uint base, uvec2 p, uint layer)
+// values above it. Reads are issued before any consumeInput, so that a footprint's reads are in
+// flight together.
+Acc readInput(uint base, uvec2 p, uint layer)
 {
-    Acc a;
-    if (base == 0u) {
-        VEC v = VEC_FROM4(texelFetch(src, ivec3(p, layer), 0));
-        if (kCopyLevel0 != 0u) storeSlot(0u, ivec3(p, layer), accInit(v));
-        a = accInit(v);
-    } else {
-        a = loadPublished(base, p, layer);
-    }
-    return a;
+    if (base == 0u) return accInit(VEC_FROM4(texelFetch(src, ivec3(p, layer), 0)));
+    return loadPublished(base, p, layer);
 }
 
-// Texel q of level base+1, reduced from level base (and written out).
-Acc reduceLevel1(uint base, uvec2 q, uint layer)
+// After readInput of texel p: copies level 0 out (depth pyramids) or zeroes the published value.
+void consumeInput(uint base, uvec2 p, uint layer, Acc a)
 {
-    uvec2 n = footprintCount(q, base);
-    uvec2 f = q * 2u;
-    Acc acc;
-    for (uint y = 0u; y < n.y; ++y) {
-        Acc row = loadInput(base, f + uvec2(0u, y), layer);
-        for (uint x = 1u; x < n.x; ++x) row = accCombine(row, loadInput(base, f + uvec2(x, y), layer));
-        if (y == 0u) acc = row;
-        else acc = accCombine(acc, row);
+    if (base == 0u) {
+        if (kCopyLevel0 != 0u) storeSlot(0u, ivec3(p, layer), a);
+    } else {
+        clearPublished(base, p, layer);
     }
-    acc = accFinish(acc, float(n.x * n.y));
-    storeLevel(base + 1u, q, layer, acc);
-    return acc;
+}
+
+// One sampler read of the 2x2 footprint of level-1 texel q (kReadBilinear, kReadGather): at the
+// footprint's centre, nudged by 2^-10 texel, so that the rounding of the coordinate (a few 2^-24
+// relative) can never move a bilinear weight off 1/2 nor gather wrong texels.
+vec4 sampleFootprint(uvec2 q, uint layer)
+{
+    vec2 centre = vec2(q * 2u + 1u) + 0.0009765625;
+    vec3 uvw = vec3(centre * pc.invExtent, float(layer));
+    if (kReadMode == kReadGather) return textureGather(src, uvw, 0);
+    return textureLod(src, uvw, 0.0);
+}
+
+// Level-1 texel q from sampleFootprint's result r.
+Acc level1Sampled(vec4 r, uvec2 q, uint layer)
+{
+#if VKFX_CHANNELS == 1
+    if (kReadMode == kReadGather) {
+        // r = texels (0,1), (1,1), (1,0), (0,0) of the footprint
+        if (kCopyLevel0 != 0u) {
+            ivec3 f = ivec3(q * 2u, layer);
+            storeSlot(0u, f, accInit(r.w));
+            storeSlot(0u, f + ivec3(1, 0, 0), accInit(r.z));
+            storeSlot(0u, f + ivec3(0, 1, 0), accInit(r.x));
+            storeSlot(0u, f + ivec3(1, 1, 0), accInit(r.y));
+        }
+        return reduce2x2(accInit(r.w), accInit(r.z), accInit(r.x), accInit(r.y));
+    }
+#endif
+    return accInit(VEC_FROM4(r)); // the sampler averaged the footprint
 }
 
 // reduceLevel1 for a 2x2 footprint: the four reads issued together.
 Acc reduceQuadLevel1(uint base, uvec2 q, uint layer)
 {
     uvec2 f = q * 2u;
-    Acc a = loadInput(base, f, layer);
-    Acc b = loadInput(base, f + uvec2(1u, 0u), layer);
-    Acc c = loadInput(base, f + uvec2(0u, 1u), layer);
-    Acc d = loadInput(base, f + uvec2(1u, 1u), layer);
+    Acc a = readInput(base, f, layer);
+    Acc b = readInput(base, f + uvec2(1u, 0u), layer);
+    Acc c = readInput(base, f + uvec2(0u, 1u), layer);
+    Acc d = readInput(base, f + uvec2(1u, 1u), layer);
+    consumeInput(base, f, layer, a);
+    consumeInput(base, f + uvec2(1u, 0u), layer, b);
+    consumeInput(base, f + uvec2(0u, 1u), layer, c);
+    consumeInput(base, f + uvec2(1u, 1u), layer, d);
     Acc acc = reduce2x2(a, b, c, d);
     storeLevel(base + 1u, q, layer, acc);
     return acc;
 }
 
-// Texel p of level base+2, reduced through level base+1 (both written out).
+// reduceQuadLevel1 for two texels at once: their eight reads issued together (one round trip).
+void reduceQuadLevel1Pair(uint base, uvec2 q0, uvec2 q1, uint layer, out Acc r0, out Acc r1)
+{
+    Acc v[8];
+    [[unroll]] for (uint j = 0u; j < 8u; ++j) {
+        v[j] = readInput(base, (j < 4u ? q0 : q1) * 2u + uvec2(j & 1u, (j >> 1u) & 1u), layer);
+    }
+    [[unroll]] for (uint j = 0u; j < 8u; ++j) {
+        consumeInput(base, (j < 4u ? q0 : q1) * 2u + uvec2(j & 1u, (j >> 1u) & 1u), layer, v[j]);
+    }
+    r0 = reduce2x2(v[0], v[1], v[2], v[3]);
+    r1 = reduce2x2(v[4], v[5], v[6], v[7]);
+    storeLevel(base + 1u, q0, layer, r0);
+    storeLevel(base + 1u, q1, layer, r1);
+}
+
+// Texel q of level base+1, reduced from level base (and written out), in the one order: a row
+// at a time, its (up to 3) reads issued together.
+Acc reduceLevel1(uint base, uvec2 q, uint layer)
+{
+    uvec2 n = footprintCount(q, base);
+    uvec2 f = q * 2u;
+    Acc acc;
+    for (uint y = 0u; y < n.y; ++y) {
+        Acc v[3];
+        [[unroll]] for (uint x = 0u; x < 3u; ++x) v[x] = readInput(base, f + uvec2(min(x, n.x - 1u), y), layer);
+        Acc row = v[0];
+        [[unroll]] for (uint x = 0u; x < 3u; ++x) {
+            if (x >= n.x) break;
+            consumeInput(base, f + uvec2(x, y), layer, v[x]);
+            if (x > 0u) row = accCombine(row, v[x]);
+        }
+        acc = y == 0u ? row : accCombine(acc, row);
+    }
+    acc = accFinish(acc, float(n.x * n.y));
+    storeLevel(base + 1u, q, layer, acc);
+    return acc;
+}
+
+// Texel p of level base+2, reduced through level base+1 (both written out). Where every
+// footprint under p is 2x2, its 16 inputs are read together (four samples with the sampler read
+// modes on level 0, the same reads and results as a regular block).
 Acc reduceLevel2(uint base, uvec2 p, uint layer)
 {
     uvec2 n = footprintCount(p, base + 1u);
     uvec2 f = p * 2u;
     Acc acc;
-    for (uint y = 0u; y < n.y; ++y) {
-        Acc row = reduceLevel1(base, f + uvec2(0u, y), layer);
-        for (uint x = 1u; x < n.x; ++x) row = accCombine(row, reduceLevel1(base, f + uvec2(x, y), layer));
-        if (y == 0u) acc = row;
-        else acc = accCombine(acc, row);
+    bool interior = all(equal(n, uvec2(2u))) && all(equal(footprintCount(f + 1u, base), uvec2(2u)));
+    if (base < 2u * kBlockLevels && interior) { // (stage 2 is a few texels: kept small)
+        if (base == 0u && kReadMode != kReadFetch) {
+            vec4 r[4];
+            [[unroll]] for (uint j = 0u; j < 4u; ++j) r[j] = sampleFootprint(f + uvec2(j & 1u, j >> 1u), layer);
+            Acc l1[4];
+            [[unroll]] for (uint j = 0u; j < 4u; ++j) {
+                l1[j] = level1Sampled(r[j], f + uvec2(j & 1u, j >> 1u), layer);
+                storeLevel(base + 1u, f + uvec2(j & 1u, j >> 1u), layer, l1[j]);
+            }
+            acc = reduce2x2(l1[0], l1[1], l1[2], l1[3]);
+        } else {
+            // A row of two level +1 texels at a time, from 8 reads issued together (all 16 at
+            // once would raise the register count of the whole kernel).
+            [[dont_unroll]] for (uint h = 0u; h < 2u; ++h) {
+                Acc left, right;
+                reduceQuadLevel1Pair(base, f + uvec2(0u, h), f + uvec2(1u, h), layer, left, right);
+                Acc row = accCombine(left, right);
+                acc = h == 0u ? row : accCombine(acc, row);
+            }
+            acc = accFinish(acc, 4.0);
+        }
+    } else {
+        // Edges of odd levels: one child at a time (one reduceLevel1 in the code, which keeps the
+        // compile time of CPU drivers down), in the one order.
+        Acc row;
+        for (uint i = 0u; i < n.x * n.y; ++i) {
+            uvec2 d = uvec2(i % n.x, i / n.x);
+            Acc v = reduceLevel1(base, f + d, layer);
+            row = d.x == 0u ? v : accCombine(row, v);
+            if (d.x == n.x - 1u) acc = d.y == 0u ? row : accCombine(acc, row);
+        }
+        acc = accFinish(acc, float(n.x * n.y));
     }
-    acc = accFinish(acc, float(n.x * n.y));
     storeLevel(base + 2u, p, layer, acc);
     return acc;
 }
@@ -473,6 +573,53 @@ void reduceBlock(uint base, uvec2 b, uint layer)
     }
 }
 
+// Reduces block b of input level `base` (a stage above 0) when its published texels fit in
+// shared memory (at most kL1 * kL1, so every level above has at most 256): reads them all at once
+// (up to four per invocation), then makes each level from the one below in shared memory. One
+// loop for every level (stores pick their view at run time), which keeps the code small.
+// Writes levels base+1 .. min(base+6, N); leaves the level base+6 value in shared slot 0.
+void reduceSmallBlock(uint base, uvec2 b, uint layer)
+{
+    uint tid = gl_LocalInvocationIndex;
+    uvec2 first, end;
+    blockRange(b, base, 0u, first, end);
+    uvec2 size = end - first;
+    uint count = size.x * size.y;
+    Acc v[4];
+    [[unroll]] for (uint j = 0u; j < 4u; ++j) {
+        uint i = min(tid + j * kGroupSize, count - 1u);
+        v[j] = loadPublished(base, first + uvec2(i % size.x, i / size.x), layer);
+    }
+    [[unroll]] for (uint j = 0u; j < 4u; ++j) {
+        uint i = tid + j * kGroupSize;
+        if (i < count) {
+            clearPublished(base, first + uvec2(i % size.x, i / size.x), layer);
+            sharedStore(i, v[j]);
+        }
+    }
+    barrier();
+    uint lastLevel = min(base + kBlockLevels, pc.levelCount);
+    [[dont_unroll]] for (uint from = base; from < lastLevel; ++from) {
+        uvec2 firstIn, endIn, firstOut, endOut;
+        blockRange(b, base, from - base, firstIn, endIn);
+        blockRange(b, base, from - base + 1u, firstOut, endOut);
+        uvec2 sizeOut = endOut - firstOut;
+        bool owner = tid < sizeOut.x * sizeOut.y;
+        Acc acc;
+        uvec2 q;
+        if (owner) {
+            q = firstOut + uvec2(tid % sizeOut.x, tid / sizeOut.x);
+            acc = reduceShared(from, q, firstIn, endIn.x - firstIn.x);
+        }
+        barrier();
+        if (owner) {
+            sharedStore(tid, acc);
+            storeLevel(from + 1u, q, layer, acc);
+        }
+        barrier();
+    }
+}
+
 // --- regular blocks of stage 0 ------------------------------------------------------------------
 //
 // A regular block of stage 0 (64x64 texels of level 0, every footprint 2x2) when the chain has
@@ -495,33 +642,8 @@ uvec2 roundTexel(uvec2 b, uint j)
 Ahead readAhead(uvec2 b, uint layer)
 {
     Ahead a;
-    [[unroll]] for (uint j = 0u; j < 4u; ++j) {
-        // The footprint's centre, nudged by 2^-10 texel: the rounding of the coordinate (a few
-        // 2^-24 relative) can then never move a bilinear weight off 1/2 nor gather wrong texels.
-        vec2 centre = vec2(roundTexel(b, j) * 2u + 1u) + 0.0009765625;
-        vec3 uvw = vec3(centre * pc.invExtent, float(layer));
-        if (kReadMode == kReadGather) a.r[j] = textureGather(src, uvw, 0);
-        else a.r[j] = textureLod(src, uvw, 0.0);
-    }
+    [[unroll]] for (uint j = 0u; j < 4u; ++j) a.r[j] = sampleFootprint(roundTexel(b, j), layer);
     return a;
-}
-
-// Level-1 texel q from what readAhead sampled.
-Acc level1Ahead(vec4 r, uvec2 q, uint layer)
-{
-#if VKFX_CHANNELS == 1
-    if (kReadMode == kReadGather) {
-        if (kCopyLevel0 != 0u) {
-            ivec3 f = ivec3(q * 2u, layer);
-            storeSlot(0u, f, accInit(r.w));
-            storeSlot(0u, f + ivec3(1, 0, 0), accInit(r.z));
-            storeSlot(0u, f + ivec3(0, 1, 0), accInit(r.x));
-            storeSlot(0u, f + ivec3(1, 1, 0), accInit(r.y));
-        }
-        return reduce2x2(accInit(r.w), accInit(r.z), accInit(r.x), accInit(r.y));
-    }
-#endif
-    return accInit(VEC_FROM4(r)); // the sampler averaged the footprint
 }
 
 // Level k (2..6, a constant) of regular block b from level k-1 in shared memory (row-major,
@@ -546,16 +668,21 @@ void sharedLevel(uint k, uvec2 b, uint layer)
 void reduceRegularBlock(uvec2 b, uint layer, Ahead a)
 {
     if (kReadMode == kReadFetch) {
-        [[dont_unroll]] for (uint j = 0u; j < 4u; ++j) {
-            uvec2 q = roundTexel(b, j);
-            Acc acc = reduceQuadLevel1(0u, q, layer);
-            uvec2 local = q - b * kL1;
-            sharedStore(local.y * kL1 + local.x, acc);
+        // Two rounds of two footprints per invocation, their eight reads issued together.
+        [[dont_unroll]] for (uint j = 0u; j < 4u; j += 2u) {
+            uvec2 q0 = roundTexel(b, j);
+            uvec2 q1 = roundTexel(b, j + 1u);
+            Acc a0, a1;
+            reduceQuadLevel1Pair(0u, q0, q1, layer, a0, a1);
+            uvec2 l0 = q0 - b * kL1;
+            uvec2 l1 = q1 - b * kL1;
+            sharedStore(l0.y * kL1 + l0.x, a0);
+            sharedStore(l1.y * kL1 + l1.x, a1);
         }
     } else {
         [[unroll]] for (uint j = 0u; j < 4u; ++j) {
             uvec2 q = roundTexel(b, j);
-            Acc acc = level1Ahead(a.r[j], q, layer);
+            Acc acc = level1Sampled(a.r[j], q, layer);
             storeSlot(kCopyLevel0, ivec3(q, layer), acc);
             uvec2 local = q - b * kL1;
             sharedStore(local.y * kL1 + local.x, acc);
@@ -683,13 +810,18 @@ void main()
 
     uvec2 parent = min(first >> kBlockLevels, levelExtent(2u * kBlockLevels) - 1u);
     if (!takeTicket(0u, parent, layer, count)) return;
-    reduceBlock(kBlockLevels, parent, layer);
+    uvec2 firstP, endP;
+    blockRange(parent, kBlockLevels, 0u, firstP, endP);
+    uvec2 sizeP = endP - firstP;
+    if (sizeP.x * sizeP.y <= kL1 * kL1) reduceSmallBlock(kBlockLevels, parent, layer);
+    else reduceBlock(kBlockLevels, parent, layer);
     if (pc.levelCount <= 2u * kBlockLevels) return;
 
     uvec2 block = parent;
     parent = min(block >> kBlockLevels, levelExtent(3u * kBlockLevels) - 1u);
     publishShared(2u * kBlockLevels, block, layer);
     if (!takeTicket(1u, parent, layer, 1u)) return;
-    // At most 15 levels (kMaxOutputs): this stage is the last.
-    reduceBlock(2u * kBlockLevels, parent, layer);
+    // At most 15 levels (kMaxOutputs): this stage is the last, and level 12 is at most 15x15
+    // texels, which fit in shared memory.
+    reduceSmallBlock(2u * kBlockLevels, parent, layer);
 }
