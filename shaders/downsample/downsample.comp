@@ -28,7 +28,7 @@
 // Inside a regular block (64x64, every footprint 2x2) of stage 0, level 1 is made as four 2x2
 // footprints per invocation, 16 texels apart (a subgroup reads contiguous patches), into shared
 // memory - with the sampler where it is exact enough (one textureGather or one bilinear sample per
-// footprint, issued one block ahead), else texelFetch, two footprints' reads at a time; with
+// footprint, all four issued together), else texelFetch, two footprints' reads at a time; with
 // subgroups of 16 or more, level 2 comes from shared memory and levels 3, 4 from subgroup
 // butterflies, then the rest through shared memory. Edge blocks make level 2 first (each texel's
 // reads issued together where its footprints are 2x2), then loop over shared memory; a continuing
@@ -67,7 +67,7 @@ layout(constant_id = 2) const bool kSrgb = false;
 // slower than one to a view the compiler knows.
 layout(constant_id = 3) const uint kCopyLevel0 = 0u;
 
-// How a regular block reads level 0 (Downsampler::create picks it; see readAhead()).
+// How a regular block reads level 0 (Downsampler::create picks it; see sampleFootprint()).
 const uint kReadFetch = 0u;    // four texelFetch per 2x2 footprint
 const uint kReadBilinear = 1u; // one bilinear sample at the footprint's centre (Average)
 const uint kReadGather = 2u;   // one textureGather of the footprint (one channel)
@@ -623,27 +623,16 @@ void reduceSmallBlock(uint base, uvec2 b, uint layer)
 // --- regular blocks of stage 0 ------------------------------------------------------------------
 //
 // A regular block of stage 0 (64x64 texels of level 0, every footprint 2x2) when the chain has
-// at least 6 levels: every level and view is a constant here. Level 1 is made in four rounds of
-// one 2x2 footprint per invocation (round j covers a 16x16 quarter, so that a subgroup reads a
-// contiguous patch); with the sampler read modes, the rounds' samples are issued one block ahead
-// (readAhead), so that the next block's reads are in flight while this one makes levels 2..6.
+// at least 6 levels: every level and view is a constant here. Level 1 is made as four 2x2
+// footprints per invocation (one per 16x16 quarter, so that a subgroup reads a contiguous patch):
+// four sampler reads issued together, or two rounds of two footprints' texelFetch. (Issuing the
+// next block's sampler reads before this block's levels 2..6 was 5% slower on an H200.)
 
-struct Ahead {
-    vec4 r[4]; // per round: the bilinear sample, or the gathered footprint (x, y, z, w) =
-               // texels (0,1), (1,1), (1,0), (0,0)
-};
-
+// Level-1 texel of round j (0..3: the 16x16 quarter) of this invocation in regular block b.
 uvec2 roundTexel(uvec2 b, uint j)
 {
     uint tid = gl_LocalInvocationIndex;
     return b * kL1 + uvec2(tid % 16u, tid / 16u) + uvec2(j & 1u, j >> 1u) * 16u;
-}
-
-Ahead readAhead(uvec2 b, uint layer)
-{
-    Ahead a;
-    [[unroll]] for (uint j = 0u; j < 4u; ++j) a.r[j] = sampleFootprint(roundTexel(b, j), layer);
-    return a;
 }
 
 // Level k (2..6, a constant) of regular block b from level k-1 in shared memory (row-major,
@@ -665,7 +654,7 @@ void sharedLevel(uint k, uvec2 b, uint layer)
 }
 
 // Writes levels 1..6 of regular block b (stage 0); leaves level 6 in shared slot 0.
-void reduceRegularBlock(uvec2 b, uint layer, Ahead a)
+void reduceRegularBlock(uvec2 b, uint layer)
 {
     if (kReadMode == kReadFetch) {
         // Two rounds of two footprints per invocation, their eight reads issued together.
@@ -680,9 +669,11 @@ void reduceRegularBlock(uvec2 b, uint layer, Ahead a)
             sharedStore(l1.y * kL1 + l1.x, a1);
         }
     } else {
+        vec4 r[4];
+        [[unroll]] for (uint j = 0u; j < 4u; ++j) r[j] = sampleFootprint(roundTexel(b, j), layer);
         [[unroll]] for (uint j = 0u; j < 4u; ++j) {
             uvec2 q = roundTexel(b, j);
-            Acc acc = level1Sampled(a.r[j], q, layer);
+            Acc acc = level1Sampled(r[j], q, layer);
             storeSlot(kCopyLevel0, ivec3(q, layer), acc);
             uvec2 local = q - b * kL1;
             sharedStore(local.y * kL1 + local.x, acc);
@@ -768,13 +759,11 @@ void main()
     bool chainGoesOn = pc.levelCount > kBlockLevels;
     bool fast = pc.levelCount >= kBlockLevels;
 
-    // Regular blocks first (their reads one block ahead), then the others: the generic code of
-    // edge blocks runs with nothing of the regular path live, which keeps the register count low.
+    // Regular blocks first, then the others: the generic code of edge blocks runs with nothing of
+    // the regular path live, which keeps the register count low.
     uint count = 0u;
     uint edges = 0u; // bit k: block k takes the generic path
     bool used = false; // shared memory holds a block's data
-    bool haveAhead = false;
-    Ahead ahead;
     [[dont_unroll]] for (uint k = 0u; k < blocksHere; ++k) {
         uvec2 b = first + uvec2(k & 1u, k >> 1u);
         if (any(greaterThanEqual(b, blocks))) continue;
@@ -785,17 +774,7 @@ void main()
         }
         if (used) barrier(); // the previous block's last reads of shared memory are done
         used = true;
-        Ahead next;
-        bool nextAhead = false;
-        if (kReadMode != kReadFetch) {
-            if (!haveAhead) ahead = readAhead(b, layer);
-            uvec2 n = first + uvec2((k + 1u) & 1u, (k + 1u) >> 1u);
-            nextAhead = k + 1u < blocksHere && all(lessThan(n, blocks)) && isRegular(n, 0u);
-            if (nextAhead) next = readAhead(n, layer);
-        }
-        reduceRegularBlock(b, layer, ahead);
-        ahead = next;
-        haveAhead = nextAhead;
+        reduceRegularBlock(b, layer);
         if (chainGoesOn) publishShared(kBlockLevels, b, layer);
     }
     [[dont_unroll]] for (uint k = 0u; k < 4u; ++k) {
