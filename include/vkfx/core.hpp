@@ -92,6 +92,15 @@ struct DeviceFunctions {
     PFN_vkCmdPipelineBarrier vkCmdPipelineBarrier = nullptr;
 };
 
+// Scratch memory an operation needs for a given size of work (like VkMemoryRequirements for a
+// buffer the caller creates): at least `size` bytes, at an offset that is a multiple of
+// `alignment`, in a buffer created with `usage`.
+struct ScratchRequirements {
+    VkDeviceSize size = 0;
+    VkDeviceSize alignment = 0;
+    VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+};
+
 struct DeviceCreateInfo {
     VkInstance instance = VK_NULL_HANDLE;             // required
     VkPhysicalDevice physicalDevice = VK_NULL_HANDLE; // required

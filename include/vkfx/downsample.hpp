@@ -190,12 +190,6 @@ struct DownsampleInfo {
     VkDeviceSize scratchSize = VK_WHOLE_SIZE;
 };
 
-struct ScratchRequirements {
-    VkDeviceSize size = 0;
-    VkDeviceSize alignment = 0;
-    VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
-};
-
 class Downsampler {
 public:
     static constexpr std::uint32_t kMaxOutputLevels = 15;

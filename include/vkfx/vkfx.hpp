@@ -4,4 +4,5 @@
 
 #include <vkfx/core.hpp>
 #include <vkfx/downsample.hpp>
+#include <vkfx/sort.hpp>
 #include <vkfx/version.hpp>
