@@ -105,8 +105,8 @@ public:
     // Inputs: the keys (and values) as written by earlier commands, which the caller makes
     // visible to COMPUTE_SHADER reads (SHADER_READ|SHADER_WRITE access); the result is written
     // by COMPUTE_SHADER stage shader writes, which the caller makes visible to what reads it.
-    // Records 12 dispatches (3 per pass) with a buffer barrier between each, and one COMPUTE ->
-    // COMPUTE barrier on the scratch first (so records that share scratch follow each other).
+    // Records 12 dispatches (3 per pass) with a COMPUTE -> COMPUTE memory barrier between each,
+    // and one such barrier first (so that records sharing scratch follow each other).
     // Disturbs the bound compute pipeline, push descriptors of set 0 and push constants.
     // Errors (nothing recorded): count above maxCount, null keys buffer, values missing or
     // given against the Sorter's creation, a misaligned offset, scratch missing, too small or
