@@ -280,6 +280,58 @@ TEST_F(SortTest, TwoSortsInOneCommandBufferWithCallerScratchOfGarbage) {
     }
 }
 
+// The count comes from a buffer filled by an earlier command (never read back): smaller than the
+// capacity, 0, 1, the capacity, and above it (clamped to maxCount).
+TEST_F(SortTest, IndirectCountsSortExactlyThatManyKeys) {
+    const std::uint32_t capacity = 5000;
+    vkfx::Sorter sorter;
+    ASSERT_EQ(vkfx::Sorter::create(ctx().vkfx, {.key = SortKey::Int32, .values = true, .maxCount = capacity}, &sorter),
+              VK_SUCCESS)
+        << vkfx::lastError();
+    std::mt19937 rng(11);
+    for (std::uint32_t n : {0u, 1u, 2u, 777u, 2049u, capacity, capacity + 100}) {
+        SCOPED_TRACE("indirect count " + std::to_string(n));
+        const std::uint32_t sorted = std::min(n, capacity);
+        std::vector<std::uint32_t> keys = makeKeys(SortKey::Int32, Dist::FewUnique, capacity + 100, rng);
+        std::vector<std::uint32_t> order(keys.size());
+        std::iota(order.begin(), order.end(), 0u);
+        Buffer k, v, count;
+        ASSERT_EQ(k.create(keys.size() * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT), VK_SUCCESS);
+        ASSERT_EQ(v.create(keys.size() * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT), VK_SUCCESS);
+        ASSERT_EQ(count.create(4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT), VK_SUCCESS);
+        std::memcpy(k.data(), keys.data(), keys.size() * 4);
+        std::memcpy(v.data(), order.data(), order.size() * 4);
+        k.flush();
+        v.flush();
+        VkResult recorded = VK_ERROR_UNKNOWN;
+        ASSERT_EQ(submitAndWait([&](VkCommandBuffer cmd) {
+                      vkCmdFillBuffer(cmd, count.handle(), 0, 4, n);
+                      memoryBarrier(cmd, VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                                    VK_ACCESS_HOST_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                                    VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                                    VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+                      recorded = sorter.recordIndirect(cmd, {.keys = {k.handle(), 0}, .values = {v.handle(), 0},
+                                                             .countBuffer = {count.handle(), 0}});
+                      memoryBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                                    VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+                  }),
+                  VK_SUCCESS);
+        ASSERT_EQ(recorded, VK_SUCCESS) << vkfx::lastError();
+        std::vector<std::uint32_t> expected(order.begin(), order.begin() + sorted);
+        std::stable_sort(expected.begin(), expected.end(), [&](std::uint32_t a, std::uint32_t b) {
+            return keyLess(SortKey::Int32, keys[a], keys[b]);
+        });
+        expected.insert(expected.end(), order.begin() + sorted, order.end()); // the rest untouched
+        k.invalidate();
+        v.invalidate();
+        const auto *gk = reinterpret_cast<const std::uint32_t *>(k.data());
+        const auto *gv = reinterpret_cast<const std::uint32_t *>(v.data());
+        std::size_t bad = 0;
+        for (std::size_t p = 0; p < keys.size(); ++p) bad += gk[p] != keys[expected[p]] || gv[p] != expected[p];
+        EXPECT_EQ(bad, 0u);
+    }
+}
+
 // --- bad input: a VkResult and a reason, nothing recorded ------------------------------------
 
 class SortBadInput : public GpuTest {
@@ -357,6 +409,17 @@ TEST_F(SortBadInput, NoScratchIsRejected) {
     vkfx::Sorter s;
     ASSERT_EQ(vkfx::Sorter::create(ctx().vkfx, {.maxCount = 1000, .ownScratch = false}, &s), VK_SUCCESS);
     expectRejected({.keys = {keys.handle(), 0}, .values = {}, .count = 1000}, "scratch", &s);
+}
+
+TEST_F(SortBadInput, IndirectWithoutCountBufferIsRejected) {
+    VkResult result = VK_SUCCESS;
+    ASSERT_EQ(submitAndWait([&](VkCommandBuffer cmd) {
+                  result = sorter.recordIndirect(cmd, {.keys = {keys.handle(), 0}, .values = {values.handle(), 0},
+                                                       .countBuffer = {}});
+              }),
+              VK_SUCCESS);
+    EXPECT_EQ(result, VK_ERROR_VALIDATION_FAILED_EXT);
+    EXPECT_NE(std::string(vkfx::lastError()).find("countBuffer"), std::string::npos) << vkfx::lastError();
 }
 
 TEST_F(SortBadInput, NullCommandBufferIsRejected) {

@@ -69,6 +69,16 @@ struct SortInfo {
     VkDeviceSize scratchSize = VK_WHOLE_SIZE;
 };
 
+// recordIndirect(): as SortInfo, with the count read by the GPU from countBuffer.
+struct SortIndirectInfo {
+    SortBuffer keys;            // room for the counted keys (at most maxCount are sorted)
+    SortBuffer values;          // (Sorters created with values only)
+    SortBuffer countBuffer;     // one uint32: the number of keys, written by earlier commands
+    VkBuffer scratchBuffer = VK_NULL_HANDLE; // as SortInfo; sized for maxCount keys
+    VkDeviceSize scratchOffset = 0;
+    VkDeviceSize scratchSize = VK_WHOLE_SIZE;
+};
+
 class Sorter {
 public:
     static constexpr std::uint32_t kTileKeys = 2048;
@@ -115,11 +125,19 @@ public:
     // 256 * ceil(count / 2048) counts per pass.
     VkResult record(VkCommandBuffer cmd, const SortInfo& info) const;
 
+    // Records the sort of as many keys as the uint32 at info.countBuffer says when the commands
+    // run (counts above maxCount sort maxCount keys); the count is never read back to the host.
+    // The count must be visible to COMPUTE_SHADER reads, like the keys. Same contract, errors and
+    // cost as record(), for maxCount keys of scratch, with workgroups for maxCount keys
+    // dispatched (those past the count return at once).
+    VkResult recordIndirect(VkCommandBuffer cmd, const SortIndirectInfo& info) const;
+
     void destroy();
     bool valid() const { return m_device != nullptr; }
 
 private:
     void swap(Sorter& other) noexcept;
+    VkResult recordPasses(VkCommandBuffer cmd, const SortInfo& info, const SortBuffer* countBuffer) const;
 
     const Device* m_device = nullptr;
     SorterCreateInfo m_info{};

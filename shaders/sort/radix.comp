@@ -38,16 +38,25 @@ layout(set = 0, binding = 1) writeonly buffer KeysOut { uint keysOut[]; };
 layout(set = 0, binding = 2) readonly buffer ValuesIn { uint valuesIn[]; };
 layout(set = 0, binding = 3) writeonly buffer ValuesOut { uint valuesOut[]; };
 layout(set = 0, binding = 4) buffer Counts { uint counts[]; };
+// kFlagIndirect: the number of keys, written by earlier commands (at most pc.count are sorted).
+layout(set = 0, binding = 5) readonly buffer IndirectCount { uint indirectCount; };
 
 layout(push_constant) uniform Push {
-    uint count;   // keys to sort
+    uint count;   // keys to sort (kFlagIndirect: the most keys, the Sorter's maxCount)
     uint shift;   // the digit: bits shift .. shift + 7
-    uint tiles;   // ceil(count / kTileKeys)
     uint flags;   // kFlagFirst: keysIn are the caller's (transform them); kFlagLast: keysOut are
-} pc;             // the caller's (transform back)
+    uint unused;  // the caller's (transform back); kFlagIndirect: see indirectCount
+} pc;
 
 const uint kFlagFirst = 1u;
 const uint kFlagLast = 2u;
+const uint kFlagIndirect = 4u;
+
+uint keyCount() { return (pc.flags & kFlagIndirect) != 0u ? min(indirectCount, pc.count) : pc.count; }
+
+// Tiles of kTileKeys keys; counts[] holds 256 per tile, digit-major. (With indirect counts more
+// workgroups are dispatched than there are tiles; the others return at once.)
+uint tileCount() { return (keyCount() + kTileKeys - 1u) / kTileKeys; }
 
 // The order-preserving map from a key's bits to the unsigned word that is sorted.
 uint toOrdered(uint k)
@@ -81,14 +90,17 @@ void main()
 {
     uint t = gl_LocalInvocationIndex;
     uint tile = gl_WorkGroupID.x;
+    uint n = keyCount();
+    uint tiles = tileCount();
+    if (tile >= tiles) return; // uniform in the workgroup
     sHist[t] = 0u;
     barrier();
     for (uint r = 0u; r < kRoundsPerTile; ++r) {
         uint i = tile * kTileKeys + r * kGroupSize + t;
-        if (i < pc.count) atomicAdd(sHist[digitOf(loadKey(i))], 1u);
+        if (i < n) atomicAdd(sHist[digitOf(loadKey(i))], 1u);
     }
     barrier();
-    counts[t * pc.tiles + tile] = sHist[t];
+    counts[t * tiles + tile] = sHist[t];
 }
 
 #elif VKFX_SORT_STAGE == 1 // ------------------------------------------------------------- scan
@@ -114,7 +126,7 @@ uint groupInclusiveScan(uint v)
 void main()
 {
     uint t = gl_LocalInvocationIndex;
-    uint n = 256u * pc.tiles;
+    uint n = 256u * tileCount();
     if (t == 0u) sCarry = 0u;
     barrier();
     // Chunks of 4 * 256 counts: each invocation sums 4 consecutive ones, the group scans the sums.
@@ -169,11 +181,14 @@ void main()
 {
     uint t = gl_LocalInvocationIndex;
     uint tile = gl_WorkGroupID.x;
+    uint n = keyCount();
+    uint tiles = tileCount();
+    if (tile >= tiles) return; // uniform in the workgroup
     sWritten[t] = 0u;
     for (uint r = 0u; r < kRoundsPerTile; ++r) {
         uint first = tile * kTileKeys + r * kGroupSize;
-        if (first >= pc.count) break; // uniform: the same for every invocation
-        uint valid = min(pc.count - first, kGroupSize);
+        if (first >= n) break; // uniform: the same for every invocation
+        uint valid = min(n - first, kGroupSize);
         uint i = first + t;
         // Keys past the end sort last (digit 0xFF, after every real key of that digit, since each
         // split is stable) and are never written.
@@ -203,7 +218,7 @@ void main()
         if (t < valid && runStart) sStart[d] = t;
         barrier();
         if (t < valid) {
-            uint at = counts[d * pc.tiles + tile] + sWritten[d] + (t - sStart[d]);
+            uint at = counts[d * tiles + tile] + sWritten[d] + (t - sStart[d]);
             keysOut[at] = (pc.flags & kFlagLast) != 0u ? fromOrdered(key) : key;
             if (kWithValues) valuesOut[at] = value;
         }

@@ -12,14 +12,16 @@ inline constexpr std::uint32_t kSortBindingKeysOut = 1;
 inline constexpr std::uint32_t kSortBindingValuesIn = 2;
 inline constexpr std::uint32_t kSortBindingValuesOut = 3;
 inline constexpr std::uint32_t kSortBindingCounts = 4;
+inline constexpr std::uint32_t kSortBindingIndirectCount = 5;
 inline constexpr std::uint32_t kSortFlagFirst = 1;
 inline constexpr std::uint32_t kSortFlagLast = 2;
+inline constexpr std::uint32_t kSortFlagIndirect = 4;
 
 struct SortPush {
     std::uint32_t count;
     std::uint32_t shift;
-    std::uint32_t tiles;
     std::uint32_t flags;
+    std::uint32_t unused;
 };
 
 // Scratch of a record of `count` keys: [keys | values | counts], each part aligned to `align`.
@@ -122,14 +124,14 @@ inline VkResult Sorter::create(const Device& device, const SorterCreateInfo& inf
     VkDevice d = device.handle();
     const VkAllocationCallbacks* a = device.allocator();
 
-    VkDescriptorSetLayoutBinding bindings[5];
-    for (std::uint32_t i = 0; i < 5; ++i) {
+    VkDescriptorSetLayoutBinding bindings[6];
+    for (std::uint32_t i = 0; i < 6; ++i) {
         bindings[i] = {i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
     }
     VkDescriptorSetLayoutCreateInfo setInfo{};
     setInfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO;
     setInfo.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
-    setInfo.bindingCount = 5;
+    setInfo.bindingCount = 6;
     setInfo.pBindings = bindings;
     VkResult r = f.vkCreateDescriptorSetLayout(d, &setInfo, a, &s.m_setLayout);
     if (r != VK_SUCCESS) return device.fail(r, "%s: vkCreateDescriptorSetLayout failed (%d)", fn, static_cast<int>(r));
@@ -216,7 +218,30 @@ inline VkResult Sorter::create(const Device& device, const SorterCreateInfo& inf
 
 inline VkResult Sorter::record(VkCommandBuffer cmd, const SortInfo& info) const
 {
-    const char* fn = "vkfx::Sorter::record";
+    return recordPasses(cmd, info, nullptr);
+}
+
+inline VkResult Sorter::recordIndirect(VkCommandBuffer cmd, const SortIndirectInfo& info) const
+{
+    if (m_device) {
+        const VkDeviceSize align = detail::sortAlignment(*m_device);
+        if (!info.countBuffer.buffer) {
+            return m_device->fail(VK_ERROR_VALIDATION_FAILED_EXT,
+                                  "vkfx::Sorter::recordIndirect: countBuffer.buffer is VK_NULL_HANDLE");
+        }
+        if (info.countBuffer.offset % align != 0) {
+            return m_device->fail(VK_ERROR_VALIDATION_FAILED_EXT,
+                                  "vkfx::Sorter::recordIndirect: countBuffer.offset must be a multiple of %llu",
+                                  static_cast<unsigned long long>(align));
+        }
+    }
+    SortInfo direct{info.keys, info.values, m_info.maxCount, info.scratchBuffer, info.scratchOffset, info.scratchSize};
+    return recordPasses(cmd, direct, &info.countBuffer);
+}
+
+inline VkResult Sorter::recordPasses(VkCommandBuffer cmd, const SortInfo& info, const SortBuffer* countBuffer) const
+{
+    const char* fn = countBuffer ? "vkfx::Sorter::recordIndirect" : "vkfx::Sorter::record";
     if (!m_device) {
         return detail::fail(nullptr, nullptr, VK_ERROR_VALIDATION_FAILED_EXT, "%s: the Sorter is not created", fn);
     }
@@ -275,11 +300,16 @@ inline VkResult Sorter::record(VkCommandBuffer cmd, const SortInfo& info) const
     const DeviceFunctions& f = dev.fn();
     const VkDeviceSize bytes = VkDeviceSize{info.count} * 4;
     const std::uint32_t tiles = (info.count + kTileKeys - 1) / kTileKeys;
-    VkDescriptorBufferInfo userKeys{info.keys.buffer, info.keys.offset, bytes};
-    VkDescriptorBufferInfo userValues{info.values.buffer, info.values.offset, bytes};
+    // Indirect: the caller's ranges run to the end of their buffers (the count is not known here).
+    const VkDeviceSize userBytes = countBuffer ? VK_WHOLE_SIZE : bytes;
+    VkDescriptorBufferInfo userKeys{info.keys.buffer, info.keys.offset, userBytes};
+    VkDescriptorBufferInfo userValues{info.values.buffer, info.values.offset, userBytes};
     VkDescriptorBufferInfo tmpKeys{scratch, scratchOffset + layout.keys, bytes};
     VkDescriptorBufferInfo tmpValues{scratch, scratchOffset + layout.values, bytes};
     VkDescriptorBufferInfo counts{scratch, scratchOffset + layout.counts, VkDeviceSize{256} * tiles * 4};
+    // Not read without kSortFlagIndirect; bound to something valid all the same.
+    VkDescriptorBufferInfo indirect = counts;
+    if (countBuffer) indirect = {countBuffer->buffer, countBuffer->offset, 4};
     if (!m_info.values) {
         // Bound but never accessed (the values code is specialized away).
         userValues = userKeys;
@@ -298,24 +328,26 @@ inline VkResult Sorter::record(VkCommandBuffer cmd, const SortInfo& info) const
 
     for (std::uint32_t pass = 0; pass < 4; ++pass) {
         const bool fromUser = pass % 2 == 0; // passes 0, 2: user -> scratch; 1, 3: scratch -> user
-        VkWriteDescriptorSet writes[5] = {};
-        const VkDescriptorBufferInfo* infos[5] = {fromUser ? &userKeys : &tmpKeys, fromUser ? &tmpKeys : &userKeys,
+        VkWriteDescriptorSet writes[6] = {};
+        const VkDescriptorBufferInfo* infos[6] = {fromUser ? &userKeys : &tmpKeys, fromUser ? &tmpKeys : &userKeys,
                                                   fromUser ? &userValues : &tmpValues,
-                                                  fromUser ? &tmpValues : &userValues, &counts};
-        for (std::uint32_t i = 0; i < 5; ++i) {
+                                                  fromUser ? &tmpValues : &userValues, &counts, &indirect};
+        for (std::uint32_t i = 0; i < 6; ++i) {
             writes[i].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
             writes[i].dstBinding = i;
             writes[i].descriptorCount = 1;
             writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
             writes[i].pBufferInfo = infos[i];
         }
-        detail::SortPush push{info.count, 8 * pass, tiles,
-                              (pass == 0 ? detail::kSortFlagFirst : 0u) | (pass == 3 ? detail::kSortFlagLast : 0u)};
+        detail::SortPush push{info.count, 8 * pass,
+                              (pass == 0 ? detail::kSortFlagFirst : 0u) | (pass == 3 ? detail::kSortFlagLast : 0u) |
+                                  (countBuffer ? detail::kSortFlagIndirect : 0u),
+                              0};
         const VkPipeline pipelines[3] = {m_count, m_scan, m_scatter};
         const std::uint32_t groups[3] = {tiles, 1, tiles};
         for (std::uint32_t k = 0; k < 3; ++k) {
             f.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipelines[k]);
-            f.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, m_pipelineLayout, 0, 5, writes);
+            f.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, m_pipelineLayout, 0, 6, writes);
             f.vkCmdPushConstants(cmd, m_pipelineLayout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
             f.vkCmdDispatch(cmd, groups[k], 1, 1);
             if (pass < 3 || k < 2) compute();
