@@ -34,7 +34,9 @@
 #include <vulkan/vulkan.h>
 #endif
 
+#include <algorithm>
 #include <cstdarg>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -217,6 +219,25 @@ inline std::uint32_t findMemoryType(const VkPhysicalDeviceMemoryProperties& prop
     return fallback;
 }
 
+// The alignment of storage-buffer descriptor offsets (scratch and caller buffers).
+inline VkDeviceSize storageBufferAlignment(const Device& device);
+
+// Creates a compute pipeline from SPIR-V; the shader module lives only for the call. `what`
+// prefixes the reason reported through device.fail() on failure.
+inline VkResult createComputePipeline(const Device& device, const char* what, const std::uint32_t* code,
+                                      std::size_t bytes, const VkSpecializationInfo* spec,
+                                      VkPipelineLayout layout, VkPipeline* pipeline);
+
+// Creates a buffer of `size` bytes with `usage`, bound at offset 0 to memory of its own, of a type
+// with `required` properties and, where one has them, `preferred` ones (when that allocation is out
+// of memory, any type with `required`). `allocated` receives the allocation's size. `what`
+// prefixes the reason reported through device.fail() on failure; the caller destroys what it
+// received either way.
+inline VkResult createBoundBuffer(const Device& device, const char* what, VkDeviceSize size,
+                                  VkBufferUsageFlags usage, VkMemoryPropertyFlags required,
+                                  VkMemoryPropertyFlags preferred, VkBuffer* buffer,
+                                  VkDeviceMemory* memory, VkDeviceSize* allocated);
+
 } // namespace detail
 
 inline VkResult Device::fail(VkResult result, const char* format, ...) const
@@ -355,5 +376,84 @@ inline VkResult Device::create(const DeviceCreateInfo& info, Device* device)
     *device = d;
     return VK_SUCCESS;
 }
+
+namespace detail {
+
+inline VkDeviceSize storageBufferAlignment(const Device& device)
+{
+    return std::max<VkDeviceSize>(device.properties().limits.minStorageBufferOffsetAlignment, 4);
+}
+
+inline VkResult createComputePipeline(const Device& device, const char* what, const std::uint32_t* code,
+                                      std::size_t bytes, const VkSpecializationInfo* spec,
+                                      VkPipelineLayout layout, VkPipeline* pipeline)
+{
+    const DeviceFunctions& f = device.fn();
+    VkShaderModuleCreateInfo moduleInfo{};
+    moduleInfo.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO;
+    moduleInfo.codeSize = bytes;
+    moduleInfo.pCode = code;
+    VkShaderModule module = VK_NULL_HANDLE;
+    VkResult r = f.vkCreateShaderModule(device.handle(), &moduleInfo, device.allocator(), &module);
+    if (r != VK_SUCCESS) return device.fail(r, "%s: vkCreateShaderModule failed (%d)", what, static_cast<int>(r));
+    VkComputePipelineCreateInfo pipelineInfo{};
+    pipelineInfo.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO;
+    pipelineInfo.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+    pipelineInfo.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+    pipelineInfo.stage.module = module;
+    pipelineInfo.stage.pName = "main";
+    pipelineInfo.stage.pSpecializationInfo = spec;
+    pipelineInfo.layout = layout;
+    r = f.vkCreateComputePipelines(device.handle(), device.pipelineCache(), 1, &pipelineInfo, device.allocator(),
+                                   pipeline);
+    f.vkDestroyShaderModule(device.handle(), module, device.allocator());
+    if (r != VK_SUCCESS) return device.fail(r, "%s: vkCreateComputePipelines failed (%d)", what, static_cast<int>(r));
+    return VK_SUCCESS;
+}
+
+inline VkResult createBoundBuffer(const Device& device, const char* what, VkDeviceSize size,
+                                  VkBufferUsageFlags usage, VkMemoryPropertyFlags required,
+                                  VkMemoryPropertyFlags preferred, VkBuffer* buffer,
+                                  VkDeviceMemory* memory, VkDeviceSize* allocated)
+{
+    const DeviceFunctions& f = device.fn();
+    VkDevice d = device.handle();
+    const VkAllocationCallbacks* a = device.allocator();
+    VkBufferCreateInfo bufferInfo{};
+    bufferInfo.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
+    bufferInfo.size = size;
+    bufferInfo.usage = usage;
+    bufferInfo.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+    VkResult r = f.vkCreateBuffer(d, &bufferInfo, a, buffer);
+    if (r != VK_SUCCESS) return device.fail(r, "%s: vkCreateBuffer failed (%d)", what, static_cast<int>(r));
+    VkMemoryRequirements req{};
+    f.vkGetBufferMemoryRequirements(d, *buffer, &req);
+    std::uint32_t type = findMemoryType(device.memoryProperties(), req.memoryTypeBits, required, preferred);
+    if (type == UINT32_MAX) {
+        return device.fail(VK_ERROR_OUT_OF_DEVICE_MEMORY, "%s: no memory type with properties 0x%x", what,
+                           static_cast<unsigned>(required));
+    }
+    VkMemoryAllocateInfo alloc{};
+    alloc.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
+    alloc.allocationSize = req.size;
+    alloc.memoryTypeIndex = type;
+    r = f.vkAllocateMemory(d, &alloc, a, memory);
+    if (r == VK_ERROR_OUT_OF_DEVICE_MEMORY && preferred) {
+        // A small heap with the preferred properties (say device-local and host-visible) may be
+        // full: any type with the required ones.
+        alloc.memoryTypeIndex = findMemoryType(device.memoryProperties(), req.memoryTypeBits, required, 0);
+        r = f.vkAllocateMemory(d, &alloc, a, memory);
+    }
+    if (r != VK_SUCCESS) {
+        return device.fail(r, "%s: allocating %llu bytes failed (%d)", what,
+                           static_cast<unsigned long long>(req.size), static_cast<int>(r));
+    }
+    r = f.vkBindBufferMemory(d, *buffer, *memory, 0);
+    if (r != VK_SUCCESS) return device.fail(r, "%s: vkBindBufferMemory failed (%d)", what, static_cast<int>(r));
+    *allocated = req.size;
+    return VK_SUCCESS;
+}
+
+} // namespace detail
 
 } // namespace vkfx

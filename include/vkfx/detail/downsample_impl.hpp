@@ -442,15 +442,6 @@ inline VkResult Downsampler::create(const Device& device, const DownsamplerCreat
     r = f.vkCreatePipelineLayout(d, &layoutInfo, a, &ds.m_pipelineLayout);
     if (r != VK_SUCCESS) return device.fail(r, "%s: vkCreatePipelineLayout failed (%d)", fn, static_cast<int>(r));
 
-    VkShaderModuleCreateInfo moduleInfo{};
-
-    moduleInfo.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO;
-    moduleInfo.codeSize = minmax ? fmt->minmaxBytes : fmt->singleBytes;
-    moduleInfo.pCode = minmax ? fmt->minmax : fmt->single;
-    VkShaderModule module = VK_NULL_HANDLE;
-    r = f.vkCreateShaderModule(d, &moduleInfo, a, &module);
-    if (r != VK_SUCCESS) return device.fail(r, "%s: vkCreateShaderModule failed (%d)", fn, static_cast<int>(r));
-
     struct Spec {
         std::uint32_t reduction;
         VkBool32 useSubgroups;
@@ -466,54 +457,23 @@ inline VkResult Downsampler::create(const Device& device, const DownsamplerCreat
                                            {3, offsetof(Spec, copyLevel0), sizeof(std::uint32_t)},
                                            {4, offsetof(Spec, read), sizeof(std::uint32_t)}};
     VkSpecializationInfo specInfo{5, entries, sizeof(Spec), &spec};
-    VkComputePipelineCreateInfo pipelineInfo{};
-    pipelineInfo.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO;
-    pipelineInfo.stage = {};
-    pipelineInfo.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
-    pipelineInfo.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-    pipelineInfo.stage.module = module;
-    pipelineInfo.stage.pName = "main";
-    pipelineInfo.stage.pSpecializationInfo = &specInfo;
-    pipelineInfo.layout = ds.m_pipelineLayout;
-    r = f.vkCreateComputePipelines(d, device.pipelineCache(), 1, &pipelineInfo, a, &ds.m_pipeline);
-    f.vkDestroyShaderModule(d, module, a);
-    if (r != VK_SUCCESS) return device.fail(r, "%s: vkCreateComputePipelines failed (%d)", fn, static_cast<int>(r));
+    r = detail::createComputePipeline(device, fn, minmax ? fmt->minmax : fmt->single,
+                                      minmax ? fmt->minmaxBytes : fmt->singleBytes, &specInfo,
+                                      ds.m_pipelineLayout, &ds.m_pipeline);
+    if (r != VK_SUCCESS) return r;
 
     // Owned scratch: host-visible so that it can be zeroed here, without a queue.
     ds.m_scratchSize = std::max<VkDeviceSize>(info.scratchSize, 256);
-    VkBufferCreateInfo bufferInfo{};
-    bufferInfo.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
-    bufferInfo.size = ds.m_scratchSize;
-    bufferInfo.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
-    bufferInfo.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-    r = f.vkCreateBuffer(d, &bufferInfo, a, &ds.m_scratch);
-    if (r != VK_SUCCESS) return device.fail(r, "%s: vkCreateBuffer (scratch) failed (%d)", fn, static_cast<int>(r));
-    VkMemoryRequirements req{};
-    f.vkGetBufferMemoryRequirements(d, ds.m_scratch, &req);
-    std::uint32_t type = detail::findMemoryType(device.memoryProperties(), req.memoryTypeBits,
-                                                VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,
-                                                VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
-    if (type == UINT32_MAX) {
-        return device.fail(VK_ERROR_OUT_OF_DEVICE_MEMORY, "%s: no host-visible memory type for the scratch", fn);
-    }
-    VkMemoryAllocateInfo alloc{};
-    alloc.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
-    alloc.allocationSize = req.size;
-    alloc.memoryTypeIndex = type;
-    r = f.vkAllocateMemory(d, &alloc, a, &ds.m_scratchMemory);
-    if (r == VK_ERROR_OUT_OF_DEVICE_MEMORY) {
-        // A small device-local host-visible heap may be full: fall back to any host-visible type.
-        type = detail::findMemoryType(device.memoryProperties(), req.memoryTypeBits,
-                                      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT, 0);
-        alloc.memoryTypeIndex = type;
-        r = f.vkAllocateMemory(d, &alloc, a, &ds.m_scratchMemory);
-    }
-    if (r != VK_SUCCESS) return device.fail(r, "%s: vkAllocateMemory (scratch) failed (%d)", fn, static_cast<int>(r));
-    r = f.vkBindBufferMemory(d, ds.m_scratch, ds.m_scratchMemory, 0);
+    VkDeviceSize allocated = 0;
+    r = detail::createBoundBuffer(device, "vkfx::Downsampler::create: scratch", ds.m_scratchSize,
+                                  VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,
+                                  VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &ds.m_scratch, &ds.m_scratchMemory,
+                                  &allocated);
+    if (r != VK_SUCCESS) return r;
     void* mapped = nullptr;
-    if (r == VK_SUCCESS) r = f.vkMapMemory(d, ds.m_scratchMemory, 0, VK_WHOLE_SIZE, 0, &mapped);
-    if (r != VK_SUCCESS) return device.fail(r, "%s: binding or mapping the scratch failed (%d)", fn, static_cast<int>(r));
-    std::memset(mapped, 0, static_cast<std::size_t>(req.size));
+    r = f.vkMapMemory(d, ds.m_scratchMemory, 0, VK_WHOLE_SIZE, 0, &mapped);
+    if (r != VK_SUCCESS) return device.fail(r, "%s: mapping the scratch failed (%d)", fn, static_cast<int>(r));
+    std::memset(mapped, 0, static_cast<std::size_t>(allocated));
     VkMappedMemoryRange flush{};
     flush.sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE;
     flush.memory = ds.m_scratchMemory;
@@ -535,7 +495,7 @@ inline ScratchRequirements Downsampler::scratchRequirements(VkExtent2D extent, s
     detail::DownsampleScratchLayout l =
         detail::downsampleScratchLayout(extent, layerCount, levelCount, wordsPerTexel);
     req.size = std::max<VkDeviceSize>(l.words * 4, 16);
-    req.alignment = std::max<VkDeviceSize>(m_device->properties().limits.minStorageBufferOffsetAlignment, 4);
+    req.alignment = detail::storageBufferAlignment(*m_device);
     return req;
 }
 
@@ -647,7 +607,7 @@ inline VkResult Downsampler::resolve(const DownsampleInfo& info, Chain* c) const
         return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: the image needs more scratch than one dispatch can address", fn);
     }
     if (info.scratchBuffer) {
-        VkDeviceSize align = std::max<VkDeviceSize>(dev.properties().limits.minStorageBufferOffsetAlignment, 4);
+        VkDeviceSize align = detail::storageBufferAlignment(dev);
         if (info.scratchOffset % align != 0) {
             return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT,
                             "%s: scratchOffset %llu is not a multiple of %llu", fn,

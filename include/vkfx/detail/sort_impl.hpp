@@ -46,11 +46,6 @@ inline SortScratchLayout sortScratchLayout(std::uint32_t count, bool values, VkD
     return l;
 }
 
-inline VkDeviceSize sortAlignment(const Device& device)
-{
-    return std::max<VkDeviceSize>(device.properties().limits.minStorageBufferOffsetAlignment, 4);
-}
-
 } // namespace detail
 
 inline void Sorter::swap(Sorter& other) noexcept
@@ -94,7 +89,7 @@ inline ScratchRequirements Sorter::scratchRequirements(const Device& device, con
 {
     ScratchRequirements req;
     if (!device.valid()) return req;
-    req.alignment = detail::sortAlignment(device);
+    req.alignment = detail::storageBufferAlignment(device);
     req.size = detail::sortScratchLayout(count, info.values, req.alignment).size;
     return req;
 }
@@ -159,58 +154,22 @@ inline VkResult Sorter::create(const Device& device, const SorterCreateInfo& inf
         const std::uint32_t* code;
         std::size_t bytes;
         VkPipeline* out;
-        const char* name;
-    } stages[3] = {{spirv::sort_count, sizeof(spirv::sort_count), &s.m_count, "count"},
-                   {spirv::sort_scan, sizeof(spirv::sort_scan), &s.m_scan, "scan"},
-                   {spirv::sort_scatter, sizeof(spirv::sort_scatter), &s.m_scatter, "scatter"}};
+        const char* what;
+    } stages[3] = {{spirv::sort_count, sizeof(spirv::sort_count), &s.m_count, "vkfx::Sorter::create (count)"},
+                   {spirv::sort_scan, sizeof(spirv::sort_scan), &s.m_scan, "vkfx::Sorter::create (scan)"},
+                   {spirv::sort_scatter, sizeof(spirv::sort_scatter), &s.m_scatter, "vkfx::Sorter::create (scatter)"}};
     for (const Stage& st : stages) {
-        VkShaderModuleCreateInfo moduleInfo{};
-        moduleInfo.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO;
-        moduleInfo.codeSize = st.bytes;
-        moduleInfo.pCode = st.code;
-        VkShaderModule module = VK_NULL_HANDLE;
-        r = f.vkCreateShaderModule(d, &moduleInfo, a, &module);
-        if (r != VK_SUCCESS) {
-            return device.fail(r, "%s: vkCreateShaderModule (%s) failed (%d)", fn, st.name, static_cast<int>(r));
-        }
-        VkComputePipelineCreateInfo pipelineInfo{};
-        pipelineInfo.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO;
-        pipelineInfo.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
-        pipelineInfo.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-        pipelineInfo.stage.module = module;
-        pipelineInfo.stage.pName = "main";
-        pipelineInfo.stage.pSpecializationInfo = &specInfo;
-        pipelineInfo.layout = s.m_pipelineLayout;
-        r = f.vkCreateComputePipelines(d, device.pipelineCache(), 1, &pipelineInfo, a, st.out);
-        f.vkDestroyShaderModule(d, module, a);
-        if (r != VK_SUCCESS) {
-            return device.fail(r, "%s: vkCreateComputePipelines (%s) failed (%d)", fn, st.name, static_cast<int>(r));
-        }
+        r = detail::createComputePipeline(device, st.what, st.code, st.bytes, &specInfo, s.m_pipelineLayout, st.out);
+        if (r != VK_SUCCESS) return r;
     }
 
     if (info.ownScratch) {
         s.m_scratchSize = scratchRequirements(device, info, info.maxCount).size;
-        VkBufferCreateInfo bufferInfo{};
-        bufferInfo.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
-        bufferInfo.size = s.m_scratchSize;
-        bufferInfo.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
-        bufferInfo.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-        r = f.vkCreateBuffer(d, &bufferInfo, a, &s.m_scratch);
-        if (r != VK_SUCCESS) return device.fail(r, "%s: vkCreateBuffer (scratch) failed (%d)", fn, static_cast<int>(r));
-        VkMemoryRequirements req{};
-        f.vkGetBufferMemoryRequirements(d, s.m_scratch, &req);
-        std::uint32_t type = detail::findMemoryType(device.memoryProperties(), req.memoryTypeBits,
-                                                    VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0);
-        if (type == UINT32_MAX) type = detail::findMemoryType(device.memoryProperties(), req.memoryTypeBits, 0, 0);
-        VkMemoryAllocateInfo alloc{};
-        alloc.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
-        alloc.allocationSize = req.size;
-        alloc.memoryTypeIndex = type;
-        r = type == UINT32_MAX ? VK_ERROR_OUT_OF_DEVICE_MEMORY : f.vkAllocateMemory(d, &alloc, a, &s.m_scratchMemory);
-        if (r != VK_SUCCESS) return device.fail(r, "%s: allocating %llu bytes of scratch failed (%d)", fn,
-                                                static_cast<unsigned long long>(req.size), static_cast<int>(r));
-        r = f.vkBindBufferMemory(d, s.m_scratch, s.m_scratchMemory, 0);
-        if (r != VK_SUCCESS) return device.fail(r, "%s: vkBindBufferMemory (scratch) failed (%d)", fn, static_cast<int>(r));
+        VkDeviceSize allocated = 0;
+        r = detail::createBoundBuffer(device, "vkfx::Sorter::create: scratch", s.m_scratchSize,
+                                      VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, 0, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
+                                      &s.m_scratch, &s.m_scratchMemory, &allocated);
+        if (r != VK_SUCCESS) return r;
     }
     *sorter = std::move(s);
     return VK_SUCCESS;
@@ -224,7 +183,7 @@ inline VkResult Sorter::record(VkCommandBuffer cmd, const SortInfo& info) const
 inline VkResult Sorter::recordIndirect(VkCommandBuffer cmd, const SortIndirectInfo& info) const
 {
     if (m_device) {
-        const VkDeviceSize align = detail::sortAlignment(*m_device);
+        const VkDeviceSize align = detail::storageBufferAlignment(*m_device);
         if (!info.countBuffer.buffer) {
             return m_device->fail(VK_ERROR_VALIDATION_FAILED_EXT,
                                   "vkfx::Sorter::recordIndirect: countBuffer.buffer is VK_NULL_HANDLE");
@@ -260,7 +219,7 @@ inline VkResult Sorter::recordPasses(VkCommandBuffer cmd, const SortInfo& info, 
         return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT,
                         "%s: values.buffer is set but the Sorter was created without values", fn);
     }
-    const VkDeviceSize align = detail::sortAlignment(dev);
+    const VkDeviceSize align = detail::storageBufferAlignment(dev);
     if (info.keys.offset % align != 0 || (m_info.values && info.values.offset % align != 0)) {
         return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: keys and values offsets must be multiples of %llu", fn,
                         static_cast<unsigned long long>(align));
