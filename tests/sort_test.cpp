@@ -110,6 +110,65 @@ std::vector<std::uint32_t> makeKeys(SortKey type, Dist dist, std::uint32_t n, st
     return k;
 }
 
+// Keys and their input indices (the values) in host-visible storage buffers, and the check of
+// what a sort left there.
+struct SortJob {
+    std::vector<std::uint32_t> keys, order;
+    Buffer k, v;
+
+    // Uploads `input` and the indices 0..n-1.
+    ::testing::AssertionResult upload(std::vector<std::uint32_t> input) {
+        keys = std::move(input);
+        order.resize(keys.size());
+        std::iota(order.begin(), order.end(), 0u);
+        const VkDeviceSize bytes = std::max<VkDeviceSize>(VkDeviceSize{keys.size()} * 4, 4);
+        if (k.create(bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT) != VK_SUCCESS ||
+            v.create(bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT) != VK_SUCCESS)
+            return ::testing::AssertionFailure() << "creating the key / value buffers failed";
+        std::memcpy(k.data(), keys.data(), keys.size() * 4);
+        std::memcpy(v.data(), order.data(), order.size() * 4);
+        k.flush();
+        v.flush();
+        return ::testing::AssertionSuccess();
+    }
+
+    // Positions that differ from the expected result: the first `sorted` inputs stably sorted by
+    // `type` in `dir`, with their indices when `values`, then the other inputs untouched. Reports
+    // the first five.
+    std::size_t mismatches(SortKey type, SortOrder dir, bool values, std::size_t sorted) {
+        std::vector<std::uint32_t> expected(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(sorted));
+        std::stable_sort(expected.begin(), expected.end(), [&](std::uint32_t a, std::uint32_t b) {
+            return dir == SortOrder::Ascending ? keyLess(type, keys[a], keys[b]) : keyLess(type, keys[b], keys[a]);
+        });
+        expected.insert(expected.end(), order.begin() + static_cast<std::ptrdiff_t>(sorted), order.end());
+        k.invalidate();
+        v.invalidate();
+        const auto *gotKeys = reinterpret_cast<const std::uint32_t *>(k.data());
+        const auto *gotValues = reinterpret_cast<const std::uint32_t *>(v.data());
+        std::size_t bad = 0;
+        for (std::size_t i = 0; i < keys.size(); ++i) {
+            const std::uint32_t want = keys[expected[i]];
+            const bool ok = gotKeys[i] == want && (!values || gotValues[i] == expected[i]);
+            if (!ok && bad++ < 5) {
+                ADD_FAILURE() << "position " << i << ": key 0x" << std::hex << gotKeys[i] << " value " << std::dec
+                              << (values ? gotValues[i] : 0) << ", expected key 0x" << std::hex << want
+                              << " value " << std::dec << expected[i];
+            }
+        }
+        return bad;
+    }
+};
+
+// Host writes -> the sort's compute reads and writes; its writes -> host reads.
+void hostToCompute(VkCommandBuffer cmd) {
+    memoryBarrier(cmd, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                  VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+}
+void computeToHost(VkCommandBuffer cmd) {
+    memoryBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                  VK_ACCESS_HOST_READ_BIT);
+}
+
 struct Case {
     SortKey key = SortKey::Uint32;
     SortOrder order = SortOrder::Ascending;
@@ -125,62 +184,30 @@ struct Case {
 
 class SortTest : public GpuTest {
   protected:
-    // Sorts the case's keys on the GPU (fresh Sorter with maxCount = count + 3, or `sorter`) and
-    // compares with std::stable_sort; values are the input indices.
+    // Sorts the case's keys on the GPU (a fresh Sorter with maxCount = count + 3) and compares
+    // with std::stable_sort; values are the input indices.
     void check(const Case &c, std::uint32_t seed) {
         SCOPED_TRACE(c.describe());
         std::mt19937 rng(seed);
-        std::vector<std::uint32_t> keys = makeKeys(c.key, c.dist, c.count, rng);
-        std::vector<std::uint32_t> order(c.count);
-        std::iota(order.begin(), order.end(), 0u);
-        auto less = [&](std::uint32_t a, std::uint32_t b) {
-            return c.order == SortOrder::Ascending ? keyLess(c.key, keys[a], keys[b]) : keyLess(c.key, keys[b], keys[a]);
-        };
-        std::vector<std::uint32_t> expected = order;
-        std::stable_sort(expected.begin(), expected.end(), less);
-
+        SortJob job;
+        ASSERT_TRUE(job.upload(makeKeys(c.key, c.dist, c.count, rng)));
         vkfx::Sorter sorter;
         ASSERT_EQ(vkfx::Sorter::create(ctx().vkfx, {.key = c.key, .order = c.order, .values = c.values,
                                                     .maxCount = c.count + 3},
                                        &sorter),
                   VK_SUCCESS)
             << vkfx::lastError();
-        Buffer keyBuf, valueBuf;
-        const VkDeviceSize bytes = std::max<VkDeviceSize>(VkDeviceSize{c.count} * 4, 4);
-        ASSERT_EQ(keyBuf.create(bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT), VK_SUCCESS);
-        ASSERT_EQ(valueBuf.create(bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT), VK_SUCCESS);
-        std::memcpy(keyBuf.data(), keys.data(), keys.size() * 4);
-        std::memcpy(valueBuf.data(), order.data(), order.size() * 4);
-        keyBuf.flush();
-        valueBuf.flush();
         VkResult recorded = VK_ERROR_UNKNOWN;
         ASSERT_EQ(submitAndWait([&](VkCommandBuffer cmd) {
-                      memoryBarrier(cmd, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_WRITE_BIT,
-                                    VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                                    VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
-                      vkfx::SortInfo info{.keys = {keyBuf.handle(), 0}, .values = {}, .count = c.count};
-                      if (c.values) info.values = {valueBuf.handle(), 0};
+                      hostToCompute(cmd);
+                      vkfx::SortInfo info{.keys = {job.k.handle(), 0}, .values = {}, .count = c.count};
+                      if (c.values) info.values = {job.v.handle(), 0};
                       recorded = sorter.record(cmd, info);
-                      memoryBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
-                                    VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+                      computeToHost(cmd);
                   }),
                   VK_SUCCESS);
         ASSERT_EQ(recorded, VK_SUCCESS) << vkfx::lastError();
-        keyBuf.invalidate();
-        valueBuf.invalidate();
-        const auto *gotKeys = reinterpret_cast<const std::uint32_t *>(keyBuf.data());
-        const auto *gotValues = reinterpret_cast<const std::uint32_t *>(valueBuf.data());
-        std::size_t bad = 0;
-        for (std::uint32_t i = 0; i < c.count; ++i) {
-            const std::uint32_t want = keys[expected[i]];
-            const bool ok = gotKeys[i] == want && (!c.values || gotValues[i] == expected[i]);
-            if (!ok && bad++ < 5) {
-                ADD_FAILURE() << "position " << i << ": key 0x" << std::hex << gotKeys[i] << " value " << std::dec
-                              << (c.values ? gotValues[i] : 0) << ", expected key 0x" << std::hex << want
-                              << " value " << std::dec << expected[i];
-            }
-        }
-        EXPECT_EQ(bad, 0u) << "of " << c.count << " positions";
+        EXPECT_EQ(job.mismatches(c.key, c.order, c.values, c.count), 0u) << "of " << c.count << " positions";
     }
 };
 
@@ -234,49 +261,22 @@ TEST_F(SortTest, TwoSortsInOneCommandBufferWithCallerScratchOfGarbage) {
     std::mt19937 rng(7);
     for (VkDeviceSize i = 0; i < scratch.size(); ++i) scratch.data()[i] = static_cast<std::uint8_t>(rng());
     scratch.flush();
-    struct Job {
-        std::vector<std::uint32_t> keys, order;
-        Buffer k, v;
-    } jobs[2];
-    for (Job &j : jobs) {
-        j.keys = makeKeys(SortKey::Float32, Dist::Specials, n, rng);
-        j.order.resize(n);
-        std::iota(j.order.begin(), j.order.end(), 0u);
-        ASSERT_EQ(j.k.create(VkDeviceSize{n} * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT), VK_SUCCESS);
-        ASSERT_EQ(j.v.create(VkDeviceSize{n} * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT), VK_SUCCESS);
-        std::memcpy(j.k.data(), j.keys.data(), n * 4);
-        std::memcpy(j.v.data(), j.order.data(), n * 4);
-        j.k.flush();
-        j.v.flush();
-    }
+    SortJob jobs[2];
+    for (SortJob &j : jobs) ASSERT_TRUE(j.upload(makeKeys(SortKey::Float32, Dist::Specials, n, rng)));
     VkResult r[2] = {VK_ERROR_UNKNOWN, VK_ERROR_UNKNOWN};
     ASSERT_EQ(submitAndWait([&](VkCommandBuffer cmd) {
-                  memoryBarrier(cmd, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_WRITE_BIT,
-                                VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                                VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+                  hostToCompute(cmd);
                   for (int i = 0; i < 2; ++i) {
                       r[i] = sorter.record(cmd, {.keys = {jobs[i].k.handle(), 0}, .values = {jobs[i].v.handle(), 0},
                                                  .count = n, .scratchBuffer = scratch.handle(),
                                                  .scratchOffset = req.alignment, .scratchSize = req.size});
                   }
-                  memoryBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
-                                VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+                  computeToHost(cmd);
               }),
               VK_SUCCESS);
     for (int i = 0; i < 2; ++i) {
         ASSERT_EQ(r[i], VK_SUCCESS) << vkfx::lastError();
-        Job &j = jobs[i];
-        std::vector<std::uint32_t> expected = j.order;
-        std::stable_sort(expected.begin(), expected.end(), [&](std::uint32_t a, std::uint32_t b) {
-            return keyLess(SortKey::Float32, j.keys[a], j.keys[b]);
-        });
-        j.k.invalidate();
-        j.v.invalidate();
-        const auto *gk = reinterpret_cast<const std::uint32_t *>(j.k.data());
-        const auto *gv = reinterpret_cast<const std::uint32_t *>(j.v.data());
-        std::size_t bad = 0;
-        for (std::uint32_t p = 0; p < n; ++p) bad += gk[p] != j.keys[expected[p]] || gv[p] != expected[p];
-        EXPECT_EQ(bad, 0u) << "sort " << i;
+        EXPECT_EQ(jobs[i].mismatches(SortKey::Float32, SortOrder::Ascending, true, n), 0u) << "sort " << i;
     }
 }
 
@@ -291,18 +291,10 @@ TEST_F(SortTest, IndirectCountsSortExactlyThatManyKeys) {
     std::mt19937 rng(11);
     for (std::uint32_t n : {0u, 1u, 2u, 777u, 2049u, capacity, capacity + 100}) {
         SCOPED_TRACE("indirect count " + std::to_string(n));
-        const std::uint32_t sorted = std::min(n, capacity);
-        std::vector<std::uint32_t> keys = makeKeys(SortKey::Int32, Dist::FewUnique, capacity + 100, rng);
-        std::vector<std::uint32_t> order(keys.size());
-        std::iota(order.begin(), order.end(), 0u);
-        Buffer k, v, count;
-        ASSERT_EQ(k.create(keys.size() * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT), VK_SUCCESS);
-        ASSERT_EQ(v.create(keys.size() * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT), VK_SUCCESS);
+        SortJob job;
+        ASSERT_TRUE(job.upload(makeKeys(SortKey::Int32, Dist::FewUnique, capacity + 100, rng)));
+        Buffer count;
         ASSERT_EQ(count.create(4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT), VK_SUCCESS);
-        std::memcpy(k.data(), keys.data(), keys.size() * 4);
-        std::memcpy(v.data(), order.data(), order.size() * 4);
-        k.flush();
-        v.flush();
         VkResult recorded = VK_ERROR_UNKNOWN;
         ASSERT_EQ(submitAndWait([&](VkCommandBuffer cmd) {
                       vkCmdFillBuffer(cmd, count.handle(), 0, 4, n);
@@ -310,25 +302,14 @@ TEST_F(SortTest, IndirectCountsSortExactlyThatManyKeys) {
                                     VK_ACCESS_HOST_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
                                     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                                     VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
-                      recorded = sorter.recordIndirect(cmd, {.keys = {k.handle(), 0}, .values = {v.handle(), 0},
+                      recorded = sorter.recordIndirect(cmd, {.keys = {job.k.handle(), 0}, .values = {job.v.handle(), 0},
                                                              .countBuffer = {count.handle(), 0}});
-                      memoryBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
-                                    VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+                      computeToHost(cmd);
                   }),
                   VK_SUCCESS);
         ASSERT_EQ(recorded, VK_SUCCESS) << vkfx::lastError();
-        std::vector<std::uint32_t> expected(order.begin(), order.begin() + sorted);
-        std::stable_sort(expected.begin(), expected.end(), [&](std::uint32_t a, std::uint32_t b) {
-            return keyLess(SortKey::Int32, keys[a], keys[b]);
-        });
-        expected.insert(expected.end(), order.begin() + sorted, order.end()); // the rest untouched
-        k.invalidate();
-        v.invalidate();
-        const auto *gk = reinterpret_cast<const std::uint32_t *>(k.data());
-        const auto *gv = reinterpret_cast<const std::uint32_t *>(v.data());
-        std::size_t bad = 0;
-        for (std::size_t p = 0; p < keys.size(); ++p) bad += gk[p] != keys[expected[p]] || gv[p] != expected[p];
-        EXPECT_EQ(bad, 0u);
+        // The first min(n, capacity) keys sorted, the rest untouched.
+        EXPECT_EQ(job.mismatches(SortKey::Int32, SortOrder::Ascending, true, std::min(n, capacity)), 0u);
     }
 }
 
