@@ -668,7 +668,7 @@ INSTANTIATE_TEST_SUITE_P(
 
 // How level 0 is read: the device's default (textureGather for one channel everywhere, bilinear
 // samples for 8-bit UNORM on NVIDIA) and DownsamplerFlagTexelFetch, each against the reference;
-// 2048x1024 has enough blocks for two-by-two groups with reads issued a block ahead.
+// 2048x1024 has enough blocks for workgroups of two-by-two blocks.
 using ReadParam = std::tuple<VkFormat, Reduction, VkExtent2D>;
 class DownsampleReads : public DownsampleTest, public ::testing::WithParamInterface<ReadParam> {};
 
