@@ -34,6 +34,7 @@ const char *keyName(SortKey k) {
     case SortKey::Uint32: return "uint32";
     case SortKey::Int32: return "int32";
     case SortKey::Float32: return "float32";
+    default: break;
     }
     return "?";
 }
@@ -60,6 +61,7 @@ bool keyLess(SortKey type, std::uint32_t a, std::uint32_t b) {
         if (fa == fb) return std::signbit(fa) && !std::signbit(fb); // -0.0 before +0.0
         return fa < fb;
     }
+    default: break;
     }
     return false;
 }
@@ -175,9 +177,10 @@ struct Case {
     bool values = true;
     std::uint32_t count = 0;
     Dist dist = Dist::Random;
+    vkfx::SortPath path = vkfx::SortPath::Auto;
 
     std::string describe() const {
-        return std::string(keyName(key)) + (order == SortOrder::Descending ? " descending" : " ascending") +
+        return std::string(path == vkfx::SortPath::Onesweep ? "onesweep " : path == vkfx::SortPath::ReduceThenScan ? "reduce-then-scan " : "") + keyName(key) + (order == SortOrder::Descending ? " descending" : " ascending") +
                (values ? " +values" : "") + " n=" + std::to_string(count) + " " + distName(dist);
     }
 };
@@ -192,8 +195,9 @@ class SortTest : public GpuTest {
         SortJob job;
         ASSERT_TRUE(job.upload(makeKeys(c.key, c.dist, c.count, rng)));
         vkfx::Sorter sorter;
-        ASSERT_EQ(vkfx::Sorter::create(ctx().vkfx, {.key = c.key, .order = c.order, .values = c.values,
-                                                    .maxCount = c.count + 3},
+        ASSERT_EQ(vkfx::Sorter::create(ctx().vkfx, {.key = c.key, .order = c.order,
+                                                    .values = c.values ? vkfx::SortValues::Bits32 : vkfx::SortValues::None,
+                                                    .maxCount = c.count + 3, .path = c.path},
                                        &sorter),
                   VK_SUCCESS)
             << vkfx::lastError();
@@ -215,10 +219,12 @@ const std::uint32_t kSizes[] = {0, 1, 2, 255, 256, 257, 4095, 4096, 4097, 65537}
 
 TEST_F(SortTest, Uint32KeysWithIndicesMatchStableSortForEverySizeAndDistribution) {
     std::uint32_t seed = 1;
-    for (std::uint32_t n : kSizes) {
-        for (Dist d : {Dist::Random, Dist::AllEqual, Dist::Sorted, Dist::Reversed, Dist::FewUnique,
-                       Dist::TopByte, Dist::BottomByte}) {
-            check({.key = SortKey::Uint32, .values = true, .count = n, .dist = d}, seed++);
+    for (vkfx::SortPath path : {vkfx::SortPath::Onesweep, vkfx::SortPath::ReduceThenScan}) {
+        for (std::uint32_t n : kSizes) {
+            for (Dist d : {Dist::Random, Dist::AllEqual, Dist::Sorted, Dist::Reversed, Dist::FewUnique,
+                           Dist::TopByte, Dist::BottomByte}) {
+                check({.key = SortKey::Uint32, .values = true, .count = n, .dist = d, .path = path}, seed++);
+            }
         }
     }
 }
@@ -251,7 +257,7 @@ TEST_F(SortTest, EveryKeyTypeAndOrderWithAndWithoutValues) {
 
 TEST_F(SortTest, TwoSortsInOneCommandBufferWithCallerScratchOfGarbage) {
     const std::uint32_t n = 10000;
-    vkfx::SorterCreateInfo ci{.key = SortKey::Float32, .values = true, .maxCount = n, .ownScratch = false};
+    vkfx::SorterCreateInfo ci{.key = SortKey::Float32, .values = vkfx::SortValues::Bits32, .maxCount = n, .ownScratch = false};
     vkfx::Sorter sorter;
     ASSERT_EQ(vkfx::Sorter::create(ctx().vkfx, ci, &sorter), VK_SUCCESS) << vkfx::lastError();
     vkfx::ScratchRequirements req = vkfx::Sorter::scratchRequirements(ctx().vkfx, ci, n);
@@ -285,7 +291,7 @@ TEST_F(SortTest, TwoSortsInOneCommandBufferWithCallerScratchOfGarbage) {
 TEST_F(SortTest, IndirectCountsSortExactlyThatManyKeys) {
     const std::uint32_t capacity = 5000;
     vkfx::Sorter sorter;
-    ASSERT_EQ(vkfx::Sorter::create(ctx().vkfx, {.key = SortKey::Int32, .values = true, .maxCount = capacity}, &sorter),
+    ASSERT_EQ(vkfx::Sorter::create(ctx().vkfx, {.key = SortKey::Int32, .values = vkfx::SortValues::Bits32, .maxCount = capacity}, &sorter),
               VK_SUCCESS)
         << vkfx::lastError();
     std::mt19937 rng(11);
@@ -319,7 +325,7 @@ class SortBadInput : public GpuTest {
   protected:
     void SetUp() override {
         GpuTest::SetUp();
-        ASSERT_EQ(vkfx::Sorter::create(ctx().vkfx, {.values = true, .maxCount = 1000}, &sorter), VK_SUCCESS);
+        ASSERT_EQ(vkfx::Sorter::create(ctx().vkfx, {.values = vkfx::SortValues::Bits32, .maxCount = 1000}, &sorter), VK_SUCCESS);
         ASSERT_EQ(keys.create(4096 * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT), VK_SUCCESS);
         ASSERT_EQ(values.create(4096 * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT), VK_SUCCESS);
     }

@@ -91,6 +91,7 @@ struct DeviceFunctions {
     PFN_vkCmdPushConstants vkCmdPushConstants = nullptr;
     PFN_vkCmdPushDescriptorSetKHR vkCmdPushDescriptorSetKHR = nullptr;
     PFN_vkCmdDispatch vkCmdDispatch = nullptr;
+    PFN_vkCmdDispatchIndirect vkCmdDispatchIndirect = nullptr;
     PFN_vkCmdPipelineBarrier vkCmdPipelineBarrier = nullptr;
 };
 
@@ -137,6 +138,8 @@ public:
     std::uint32_t subgroupSize() const { return m_subgroupSize; }
     // Compute shaders may use basic and shuffle subgroup operations.
     bool subgroupShuffle() const { return m_subgroupShuffle; }
+    // The subgroup operations compute shaders may use (0 where compute has none).
+    VkSubgroupFeatureFlags subgroupOperations() const { return m_subgroupOperations; }
     bool storageWriteWithoutFormat() const { return m_writeWithoutFormat; }
     bool storageExtendedFormats() const { return m_extendedFormats; }
     VkFormatFeatureFlags optimalFormatFeatures(VkFormat format) const;
@@ -160,6 +163,7 @@ private:
     VkPhysicalDeviceProperties m_properties{};
     VkPhysicalDeviceMemoryProperties m_memory{};
     std::uint32_t m_subgroupSize = 0;
+    VkSubgroupFeatureFlags m_subgroupOperations = 0;
     bool m_subgroupShuffle = false;
     bool m_writeWithoutFormat = false;
     bool m_extendedFormats = false;
@@ -328,6 +332,7 @@ inline VkResult Device::create(const DeviceCreateInfo& info, Device* device)
     VKFX_LOAD_DEVICE(vkCmdBindPipeline);
     VKFX_LOAD_DEVICE(vkCmdPushConstants);
     VKFX_LOAD_DEVICE(vkCmdDispatch);
+    VKFX_LOAD_DEVICE(vkCmdDispatchIndirect);
     VKFX_LOAD_DEVICE(vkCmdPipelineBarrier);
     VKFX_LOAD_DEVICE(vkCmdPushDescriptorSetKHR);
 #undef VKFX_LOAD_DEVICE
@@ -363,6 +368,8 @@ inline VkResult Device::create(const DeviceCreateInfo& info, Device* device)
         return fail(VK_ERROR_FEATURE_NOT_PRESENT, "the device supports Vulkan 1.1 or less; vkfx needs 1.2");
     }
     d.m_subgroupSize = subgroup.subgroupSize;
+    d.m_subgroupOperations =
+        (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) ? subgroup.supportedOperations : 0;
     const VkSubgroupFeatureFlags needed = VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_SHUFFLE_BIT;
     d.m_subgroupShuffle = (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
                           (subgroup.supportedOperations & needed) == needed;

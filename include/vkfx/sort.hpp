@@ -1,8 +1,8 @@
-// vkfx sort: a stable GPU radix sort of 32-bit keys, or keys with 32-bit values, in the caller's
-// buffers, recorded onto the caller's command buffer.
+// vkfx sort: a stable GPU radix sort of 32- or 64-bit keys, alone or with 32- or 64-bit values,
+// in the caller's buffers, recorded onto the caller's command buffer.
 //
 //   vkfx::Sorter sorter;
-//   vkfx::Sorter::create(dev, {.key = vkfx::SortKey::Float32, .values = true,
+//   vkfx::Sorter::create(dev, {.key = vkfx::SortKey::Float32, .values = vkfx::SortValues::Bits32,
 //                              .maxCount = 1u << 20}, &sorter);
 //   sorter.record(cmd, {.keys = {keyBuffer, 0}, .values = {valueBuffer, 0}, .count = n});
 //
@@ -10,14 +10,26 @@
 // order, and each value moves with its key. The result lands in the caller's buffers; the
 // Sorter's scratch (or the caller's) holds the other half of each pass's ping-pong.
 //
-// Key order. Uint32 and Int32: numeric. Float32: numeric, with -0.0 before +0.0, -inf first and
-// +inf last among numbers, and NaNs by their bits: NaNs with the sign bit set before -inf, the
-// others after +inf (descending reverses all of it).
+// Key order. Unsigned and signed integers: numeric. Floats: numeric, with -0.0 before +0.0, -inf
+// first and +inf last among numbers, and NaNs by their bits: NaNs with the sign bit set before
+// -inf, the others after +inf (descending reverses all of it). A bit range (SortInfo::beginBit,
+// endBit) sorts by those bits of the key's order-preserving unsigned image (for unsigned keys the
+// key itself) and needs one pass per 8 bits.
 //
-// How. Four passes of 8-bit digits (least significant first); each pass counts the digits per
-// tile of 2048 keys, scans the counts in one workgroup, and scatters the keys stably (each round
-// of 256 keys sorted by digit in shared memory). Nothing depends on the subgroup size. This is
-// the portable reduce-then-scan path; it is correct everywhere and not yet fast.
+// How. One dispatch counts the digits of every pass; then one pass per 8-bit digit (least
+// significant first) ranks each tile of 4096 keys in shared memory with subgroup ballots and
+// writes it out stably. Two ways to find where a tile's keys go (SortPath):
+//   - Onesweep: a tile takes its index from an atomic ticket, publishes its digit counts and adds
+//     up those of earlier tiles while they run (decoupled look-back): one dispatch per pass, about
+//     8 bytes of traffic per 32-bit key and pass. Needs workgroups that have started to keep
+//     making progress while another waits on them, which Vulkan does not promise.
+//   - ReduceThenScan: per pass, count the digits per tile, scan the counts, then scatter: three
+//     dispatches and about 12 bytes per key and pass; no workgroup ever waits on another.
+// SortPath::Auto picks Onesweep on desktop GPUs of NVIDIA, AMD and Intel and on CPU
+// implementations (lavapipe), ReduceThenScan everywhere else (tile-based mobile GPUs, whose
+// schedulers are not known to run waiting workgroups side by side).
+// Needs subgroup basic, ballot, shuffle and arithmetic operations in compute shaders; works at any
+// subgroup size from 4 to 128.
 #pragma once
 
 #include <vkfx/core.hpp>
@@ -34,6 +46,23 @@ enum class SortKey : std::uint32_t {
     Uint32 = 0,
     Int32 = 1,
     Float32 = 2,
+    Uint64 = 3,
+    Int64 = 4,
+    Float64 = 5,
+};
+
+// What moves with each key: nothing, or one value of 32 or 64 bits (any bits: an index, a handle).
+enum class SortValues : std::uint32_t {
+    None = 0,
+    Bits32 = 1,
+    Bits64 = 2,
+};
+
+// How a pass finds where each tile's keys go (see the top of this file).
+enum class SortPath : std::uint32_t {
+    Auto = 0,
+    Onesweep = 1,
+    ReduceThenScan = 2,
 };
 
 enum class SortOrder : std::uint32_t {
@@ -44,8 +73,9 @@ enum class SortOrder : std::uint32_t {
 struct SorterCreateInfo {
     SortKey key = SortKey::Uint32;
     SortOrder order = SortOrder::Ascending;
-    bool values = false;         // true: every key has one 32-bit value that moves with it
+    SortValues values = SortValues::None;
     std::uint32_t maxCount = 0;  // most keys one record may sort (1 .. kMaxCount)
+    SortPath path = SortPath::Auto;
     // true: the Sorter allocates scratch for maxCount keys (device-local); false: every record
     // passes SortInfo::scratchBuffer (see scratchRequirements()).
     bool ownScratch = true;
@@ -59,9 +89,13 @@ struct SortBuffer {
 };
 
 struct SortInfo {
-    SortBuffer keys;            // count 32-bit keys; sorted in place
-    SortBuffer values;          // count 32-bit values (Sorters created with values only)
+    SortBuffer keys;            // count keys (4 or 8 bytes each, 64-bit ones low word first); sorted in place
+    SortBuffer values;          // count values (Sorters created with values only)
     std::uint32_t count = 0;    // 0 .. maxCount; 0 and 1 record nothing
+    // The bits sorted by: beginBit .. endBit - 1; endBit 0 means the key's width. Passes:
+    // ceil((endBit - beginBit) / 8) (64-bit keys: the bits below and above bit 32 counted apart).
+    std::uint32_t beginBit = 0;
+    std::uint32_t endBit = 0;
     // Optional scratch, at least scratchRequirements().size bytes, not overlapping keys or
     // values. Null: the Sorter's own (ownScratch).
     VkBuffer scratchBuffer = VK_NULL_HANDLE;
@@ -74,6 +108,8 @@ struct SortIndirectInfo {
     SortBuffer keys;            // room for the counted keys (at most maxCount are sorted)
     SortBuffer values;          // (Sorters created with values only)
     SortBuffer countBuffer;     // one uint32: the number of keys, written by earlier commands
+    std::uint32_t beginBit = 0; // as SortInfo
+    std::uint32_t endBit = 0;
     VkBuffer scratchBuffer = VK_NULL_HANDLE; // as SortInfo; sized for maxCount keys
     VkDeviceSize scratchOffset = 0;
     VkDeviceSize scratchSize = VK_WHOLE_SIZE;
@@ -81,10 +117,10 @@ struct SortIndirectInfo {
 
 class Sorter {
 public:
-    static constexpr std::uint32_t kTileKeys = 2048;
-    // One dispatch of count tiles per pass: at most 65535 tiles (maxComputeWorkGroupCount[0] is
-    // at least that everywhere).
-    static constexpr std::uint32_t kMaxCount = 65535u * kTileKeys;
+    static constexpr std::uint32_t kTileKeys = 4096;
+    // 2^28 keys: 65536 tiles (dispatched as a 2D grid). Also bounded by maxStorageBufferRange,
+    // which must hold maxCount keys, and values.
+    static constexpr std::uint32_t kMaxCount = 1u << 28;
 
     Sorter() = default;
     Sorter(const Sorter&) = delete;
@@ -102,34 +138,42 @@ public:
 
     // Creates the pipelines (and, with ownScratch, the scratch for maxCount keys).
     // Errors: VK_ERROR_VALIDATION_FAILED_EXT (null output, device not created, maxCount 0 or
-    // above kMaxCount, unknown key type or order), or the Vulkan error of a failing call; the
-    // reason is in lastError().
+    // above kMaxCount or beyond maxStorageBufferRange, unknown key type, values, order or path),
+    // VK_ERROR_FEATURE_NOT_PRESENT (compute shaders lack subgroup ballot, shuffle or arithmetic
+    // operations), or the Vulkan error of a failing call; the reason is in lastError().
     static VkResult create(const Device& device, const SorterCreateInfo& info, Sorter* sorter);
 
     // Scratch a record of `count` keys needs when the caller supplies it: ping-pong space for the
-    // keys (and values) and the per-tile digit counts.
+    // keys (and values), the digit histograms, dispatch sizes and per-tile words. Its usage
+    // includes INDIRECT_BUFFER (recordIndirect sizes its dispatches from it).
     static ScratchRequirements scratchRequirements(const Device& device, const SorterCreateInfo& info,
                                                    std::uint32_t count);
+
+    // The path the Sorter's passes take (SortPath::Auto resolved).
+    SortPath path() const { return m_path; }
 
     // Records the sort of info.count keys (and values).
     // Inputs: the keys (and values) as written by earlier commands, which the caller makes
     // visible to COMPUTE_SHADER reads (SHADER_READ|SHADER_WRITE access); the result is written
     // by COMPUTE_SHADER stage shader writes, which the caller makes visible to what reads it.
-    // Records 12 dispatches (3 per pass) with a COMPUTE -> COMPUTE memory barrier between each,
-    // and one such barrier first (so that records sharing scratch follow each other).
+    // Records a setup and a histogram dispatch, then per pass one dispatch (Onesweep) or three
+    // (ReduceThenScan), with a COMPUTE -> COMPUTE memory barrier between each, and one such
+    // barrier first (so that records sharing scratch follow each other).
     // Disturbs the bound compute pipeline, push descriptors of set 0 and push constants.
-    // Errors (nothing recorded): count above maxCount, null keys buffer, values missing or
-    // given against the Sorter's creation, a misaligned offset, scratch missing, too small or
-    // misaligned: VK_ERROR_VALIDATION_FAILED_EXT with the reason in lastError().
-    // Cost: about 4 * (count * (12 or 20) bytes) of memory traffic plus a one-group scan of
-    // 256 * ceil(count / 2048) counts per pass.
+    // Errors (nothing recorded): null command buffer, count above maxCount, null keys buffer,
+    // values missing or given against the Sorter's creation, a misaligned offset, keys and values
+    // overlapping, a bad bit range, scratch missing, too small, misaligned or overlapping the
+    // keys or values: VK_ERROR_VALIDATION_FAILED_EXT with the reason in lastError().
+    // Cost per 32-bit key: 4 bytes read by the histogram, then per pass 8 bytes (Onesweep) or 12
+    // (ReduceThenScan), plus 8 per pass for a 32-bit value; 64-bit words twice that; an odd
+    // number of passes adds one copy of the keys and values.
     VkResult record(VkCommandBuffer cmd, const SortInfo& info) const;
 
     // Records the sort of as many keys as the uint32 at info.countBuffer says when the commands
     // run (counts above maxCount sort maxCount keys); the count is never read back to the host.
-    // The count must be visible to COMPUTE_SHADER reads, like the keys. Same contract, errors and
-    // cost as record(), for maxCount keys of scratch, with workgroups for maxCount keys
-    // dispatched (those past the count return at once).
+    // The count must be visible to COMPUTE_SHADER reads, like the keys. The dispatches are sized
+    // on the GPU (vkCmdDispatchIndirect from the scratch). Same contract, errors and cost as
+    // record(), with scratch for maxCount keys.
     VkResult recordIndirect(VkCommandBuffer cmd, const SortIndirectInfo& info) const;
 
     void destroy();
@@ -141,10 +185,13 @@ private:
 
     const Device* m_device = nullptr;
     SorterCreateInfo m_info{};
+    SortPath m_path = SortPath::Auto;
     VkDescriptorSetLayout m_setLayout = VK_NULL_HANDLE;
     VkPipelineLayout m_pipelineLayout = VK_NULL_HANDLE;
-    VkPipeline m_count = VK_NULL_HANDLE;
-    VkPipeline m_scan = VK_NULL_HANDLE;
+    VkPipeline m_setup = VK_NULL_HANDLE;
+    VkPipeline m_histogram = VK_NULL_HANDLE;
+    VkPipeline m_count = VK_NULL_HANDLE; // ReduceThenScan only
+    VkPipeline m_scan = VK_NULL_HANDLE;  // ReduceThenScan only
     VkPipeline m_scatter = VK_NULL_HANDLE;
     VkBuffer m_scratch = VK_NULL_HANDLE;
     VkDeviceMemory m_scratchMemory = VK_NULL_HANDLE;

@@ -1,230 +1,499 @@
 #version 460
-// Stable LSD radix sort of 32-bit keys (and optional 32-bit values), 8-bit digits, one digit per
-// pass, "reduce then scan": three kernels per pass, chosen at build time by VKFX_SORT_STAGE.
+// Stable LSD radix sort of 32- or 64-bit keys with optional 32- or 64-bit values, digits of up to
+// 8 bits. Stages, chosen at build time by VKFX_SORT_STAGE:
 //
-//   0 count:   workgroup t (a tile of kTileKeys consecutive keys) counts its keys per digit and
-//              writes counts[digit * tiles + t].
-//   1 scan:    one workgroup turns counts into an exclusive prefix sum, in place: the offset in
-//              the output of the first key of each (digit, tile), in digit-major, tile-minor
-//              order, which is what makes the pass stable.
-//   2 scatter: workgroup t re-reads its tile in rounds of 256 keys, sorts each round by digit in
-//              shared memory (eight stable 1-bit splits), and writes each key (and value) to
-//              its digit's offset + the keys of that digit already written by this tile.
+//   0 setup:     one workgroup zeroes the digit histograms and partition tickets and writes the
+//                indirect dispatch sizes (from the GPU-side count when there is one).
+//   1 histogram: every workgroup counts the digits of all passes of a few tiles into the global
+//                histograms, zeroes its share of the look-back state, and (odd pass counts) copies
+//                the keys and values to the scratch side, so that the last pass ends in the
+//                caller's buffers.
+//   2 count:     (reduce-then-scan) tile t counts its keys per digit: counts[digit * tiles + t].
+//   3 scan:      (reduce-then-scan) workgroup d turns digit d's counts into output offsets: the
+//                digit's start (from the histogram) plus the keys of digit d in earlier tiles.
+//   4 scatter:   a tile ranks its keys by digit, stably, and writes each to its digit's offset.
+//                Onesweep (kLookBack): the tile takes its index from an atomic ticket, publishes
+//                its digit counts and adds up those of earlier tiles (decoupled look-back).
+//                Reduce-then-scan: the offsets come from stage 3.
 //
-// Nothing depends on the subgroup size or on how invocations map to subgroups: the scans are in
-// shared memory (a later, faster path may use subgroups). Keys are compared as unsigned words after
-// an order-preserving transform (signed: flip the sign bit; float: flip the sign bit of positives,
-// every bit of negatives; descending: invert), applied when the first pass reads the caller's keys
-// and undone when the last pass writes them back.
+// Ranking. Subgroup s owns a run of kKeysPerThread * gl_SubgroupSize consecutive keys of the tile
+// and ranks them one subgroup-wide row at a time: eight ballots find the lanes with the same digit,
+// the lowest of them adds their number to the subgroup's per-digit counter (16-bit halves in shared
+// memory), and each lane's rank is the counter before the add plus the same-digit lanes below it.
+// At most kMaxSlots counters sets exist; with more subgroups than that (subgroup sizes 4 and 8)
+// consecutive subgroups share a set and take turns, so a set always counts its keys in input order.
+// Nothing assumes a subgroup size (4 to 128) or how invocations map to subgroups; the pipelines
+// need full subgroups, which a workgroup of 256 gives at every power-of-two size.
+//
+// Keys are compared as unsigned words after an order-preserving transform (signed: flip the sign
+// bit; float: flip the sign bit of positives, every bit of negatives; descending: invert), applied
+// when the first pass reads the keys and undone when the last pass writes them.
 
 #extension GL_GOOGLE_include_directive : require
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_KHR_shader_subgroup_shuffle : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_EXT_control_flow_attributes : require
 
 layout(local_size_x = 256) in;
 
 const uint kGroupSize = 256u;
-const uint kRoundsPerTile = 8u;
-const uint kTileKeys = kGroupSize * kRoundsPerTile; // 2048
+const uint kKeysPerThread = 16u;
+const uint kTileKeys = kGroupSize * kKeysPerThread; // 4096
+const uint kMaxPasses = 8u;  // 64-bit keys: 8 digits (cutting digits at bit 32 never adds one)
+const uint kMaxSlots = 16u;  // counter sets of the ranking
+const uint kHistTiles = 4u;  // tiles per histogram workgroup
 
-// Key type (vkfx::SortKey) and order, fixed at pipeline creation.
+// Key type (vkfx::SortKey), order and values, fixed at pipeline creation.
 const uint kKeyUint32 = 0u;
 const uint kKeyInt32 = 1u;
 const uint kKeyFloat32 = 2u;
+const uint kKeyUint64 = 3u;
+const uint kKeyInt64 = 4u;
+const uint kKeyFloat64 = 5u;
 layout(constant_id = 0) const uint kKeyType = kKeyUint32;
 layout(constant_id = 1) const bool kDescending = false;
-layout(constant_id = 2) const bool kWithValues = false;
+layout(constant_id = 2) const uint kValueWords = 0u;  // 0, 1 or 2 words per value
+layout(constant_id = 3) const bool kLookBack = true;  // stage 4: Onesweep or reduce-then-scan
+layout(constant_id = 4) const uint kBallotWords = 1u; // 32-bit words of a ballot: ceil(max subgroup size / 32)
+const uint kKeyWords = kKeyType >= kKeyUint64 ? 2u : 1u;
 
 layout(set = 0, binding = 0) readonly buffer KeysIn { uint keysIn[]; };
 layout(set = 0, binding = 1) writeonly buffer KeysOut { uint keysOut[]; };
 layout(set = 0, binding = 2) readonly buffer ValuesIn { uint valuesIn[]; };
 layout(set = 0, binding = 3) writeonly buffer ValuesOut { uint valuesOut[]; };
-layout(set = 0, binding = 4) buffer Counts { uint counts[]; };
+// State: histograms[kMaxPasses * 256], tickets[kMaxPasses], dispatch sizes; then per-tile words:
+// Onesweep look-back (passes * tiles * 256) or reduce-then-scan counts (256 * tiles).
+layout(set = 0, binding = 4) buffer State { uint state[]; };
+layout(set = 0, binding = 5) buffer Tiles { uint tileWords[]; };
 // kFlagIndirect: the number of keys, written by earlier commands (at most pc.count are sorted).
-layout(set = 0, binding = 5) readonly buffer IndirectCount { uint indirectCount; };
+layout(set = 0, binding = 6) readonly buffer IndirectCount { uint indirectCount; };
 
 layout(push_constant) uniform Push {
-    uint count;   // keys to sort (kFlagIndirect: the most keys, the Sorter's maxCount)
-    uint shift;   // the digit: bits shift .. shift + 7
-    uint flags;   // kFlagFirst: keysIn are the caller's (transform them); kFlagLast: keysOut are
-    uint unused;  // the caller's (transform back); kFlagIndirect: see indirectCount
+    uint count;    // keys to sort (kFlagIndirect: the most keys, the Sorter's maxCount)
+    uint flags;    // kFlag*
+    uint pass;     // this dispatch's pass
+    uint passes;   // passes of this sort
+    uint beginBit; // the sorted bits of the ordered key: beginBit .. endBit - 1
+    uint endBit;
 } pc;
 
-const uint kFlagFirst = 1u;
-const uint kFlagLast = 2u;
-const uint kFlagIndirect = 4u;
+const uint kFlagFirst = 1u;    // keysIn hold the caller's keys (transform them when read)
+const uint kFlagLast = 2u;     // keysOut are the caller's (transform back when written)
+const uint kFlagIndirect = 4u; // the count is indirectCount
+const uint kFlagCopy = 8u;     // histogram: also copy keys and values to keysOut / valuesOut
+
+const uint kHistWords = kMaxPasses * 256u;
+const uint kTicketWord = kHistWords;                // kMaxPasses tickets
+const uint kDispatchWord = kHistWords + kMaxPasses; // histogram xyz, tiles xyz
+
+const uint kFlagShift = 30u;
+const uint kValueMask = (1u << kFlagShift) - 1u;
+const uint kAggregate = 1u << kFlagShift; // look-back: this tile's count
+const uint kInclusive = 2u << kFlagShift; // look-back: this and every earlier tile's count
 
 uint keyCount() { return (pc.flags & kFlagIndirect) != 0u ? min(indirectCount, pc.count) : pc.count; }
+uint tileCount(uint n) { return (n + kTileKeys - 1u) / kTileKeys; }
+uint groupIndex() { return gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x; }
 
-// Tiles of kTileKeys keys; counts[] holds 256 per tile, digit-major. (With indirect counts more
-// workgroups are dispatched than there are tiles; the others return at once.)
-uint tileCount() { return (keyCount() + kTileKeys - 1u) / kTileKeys; }
-
-// The order-preserving map from a key's bits to the unsigned word that is sorted.
-uint toOrdered(uint k)
+// Digit k of the sort: bits passShift(k) .. passShift(k) + passBits(k) - 1 of the ordered key.
+// Digits of 64-bit keys never straddle bit 32. (The same rule as Sorter::passCount.)
+uint passShift(uint k)
 {
-    if (kKeyType == kKeyInt32) k ^= 0x80000000u;
-    if (kKeyType == kKeyFloat32) k ^= (k & 0x80000000u) != 0u ? 0xFFFFFFFFu : 0x80000000u;
+    uint b = pc.beginBit;
+    if (kKeyWords == 2u && b < 32u && pc.endBit > 32u) {
+        uint low = (32u - b + 7u) / 8u;
+        return k < low ? b + 8u * k : 32u + 8u * (k - low);
+    }
+    return b + 8u * k;
+}
+
+uint passBits(uint k)
+{
+    uint s = passShift(k);
+    uint end = pc.endBit;
+    if (kKeyWords == 2u && s < 32u) end = min(end, 32u);
+    return min(8u, end - s);
+}
+
+uvec2 toOrdered(uvec2 k)
+{
+    const uint sign = 0x80000000u;
+    if (kKeyType == kKeyInt32) k.x ^= sign;
+    if (kKeyType == kKeyFloat32) k.x ^= (k.x & sign) != 0u ? 0xFFFFFFFFu : sign;
+    if (kKeyType == kKeyInt64) k.y ^= sign;
+    if (kKeyType == kKeyFloat64) k = (k.y & sign) != 0u ? ~k : uvec2(k.x, k.y ^ sign);
     return kDescending ? ~k : k;
 }
 
-uint fromOrdered(uint u)
+uvec2 fromOrdered(uvec2 u)
 {
+    const uint sign = 0x80000000u;
     if (kDescending) u = ~u;
-    if (kKeyType == kKeyInt32) u ^= 0x80000000u;
-    if (kKeyType == kKeyFloat32) u ^= (u & 0x80000000u) != 0u ? 0x80000000u : 0xFFFFFFFFu;
+    if (kKeyType == kKeyInt32) u.x ^= sign;
+    if (kKeyType == kKeyFloat32) u.x ^= (u.x & sign) != 0u ? sign : 0xFFFFFFFFu;
+    if (kKeyType == kKeyInt64) u.y ^= sign;
+    if (kKeyType == kKeyFloat64) u = (u.y & sign) != 0u ? uvec2(u.x, u.y ^ sign) : ~u;
     return u;
 }
 
-uint loadKey(uint i)
+uvec2 loadKey(uint i)
 {
-    uint k = keysIn[i];
+    uvec2 k = uvec2(keysIn[i * kKeyWords], kKeyWords == 2u ? keysIn[i * kKeyWords + 1u] : 0u);
     return (pc.flags & kFlagFirst) != 0u ? toOrdered(k) : k;
 }
 
-uint digitOf(uint u) { return (u >> pc.shift) & 0xFFu; }
+// The word of an ordered key that holds bit `shift`, and the digit there.
+uint digitWord(uvec2 k, uint shift) { return shift >= 32u ? k.y : k.x; }
+uint digitOf(uint word, uint shift, uint bits) { return (word >> (shift & 31u)) & ((1u << bits) - 1u); }
+uint digitOfKey(uvec2 k, uint shift, uint bits) { return digitOf(digitWord(k, shift), shift, bits); }
 
-#if VKFX_SORT_STAGE == 0 // ------------------------------------------------------------- count
+// Exclusive prefix sum over the workgroup in invocation order of subgroups (any subgroup size);
+// sTotals holds gl_NumSubgroups words. Returns the sum before this invocation; `total` gets all.
+shared uint sTotals[kGroupSize];
+uint groupExclusiveAdd(uint v, out uint total)
+{
+    uint inclusive = subgroupInclusiveAdd(v);
+    if (gl_SubgroupInvocationID == gl_SubgroupSize - 1u) sTotals[gl_SubgroupID] = inclusive;
+    barrier();
+    uint before = 0u;
+    total = 0u;
+    for (uint s = 0u; s < gl_NumSubgroups; ++s) {
+        uint t = sTotals[s];
+        if (s < gl_SubgroupID) before += t;
+        total += t;
+    }
+    barrier(); // sTotals is free again
+    return before + inclusive - v;
+}
+
+#if VKFX_SORT_STAGE == 0 // ------------------------------------------------------------- setup
+
+// Dispatch sizes of `groups` workgroups: at most 65535 along x.
+uvec3 split(uint groups)
+{
+    if (groups <= 65535u) return uvec3(groups, 1u, 1u);
+    return uvec3(65535u, (groups + 65534u) / 65535u, 1u);
+}
+
+void main()
+{
+    uint t = gl_LocalInvocationIndex;
+    for (uint i = t; i < kHistWords + kMaxPasses; i += kGroupSize) state[i] = 0u;
+    if (t == 0u) {
+        uint tiles = tileCount(keyCount());
+        uvec3 h = split((tiles + kHistTiles - 1u) / kHistTiles);
+        uvec3 s = split(tiles);
+        state[kDispatchWord + 0u] = h.x;
+        state[kDispatchWord + 1u] = h.y;
+        state[kDispatchWord + 2u] = h.z;
+        state[kDispatchWord + 3u] = s.x;
+        state[kDispatchWord + 4u] = s.y;
+        state[kDispatchWord + 5u] = s.z;
+    }
+}
+
+#elif VKFX_SORT_STAGE == 1 // -------------------------------------------------------- histogram
+
+shared uint sHist[kHistWords];
+
+void main()
+{
+    uint t = gl_LocalInvocationIndex;
+    uint n = keyCount();
+    uint tiles = tileCount(n);
+    uint group = groupIndex();
+    uint groups = (tiles + kHistTiles - 1u) / kHistTiles;
+    if (group >= groups) return; // uniform in the workgroup
+    uint passes = pc.passes;
+    for (uint i = t; i < passes * 256u; i += kGroupSize) sHist[i] = 0u;
+
+    // Zero this workgroup's share of the look-back words (Onesweep only).
+    if (kLookBack) {
+        uint words = passes * tiles * 256u;
+        uint per = (words + groups - 1u) / groups;
+        uint end = min(words, (group + 1u) * per);
+        for (uint i = group * per + t; i < end; i += kGroupSize) tileWords[i] = 0u;
+    }
+    barrier();
+
+    bool copy = (pc.flags & kFlagCopy) != 0u;
+    uint first = group * kHistTiles * kTileKeys;
+    uint last = min(n, first + kHistTiles * kTileKeys);
+    for (uint i = first + t; i < last; i += kGroupSize) {
+        uvec2 raw = uvec2(keysIn[i * kKeyWords], kKeyWords == 2u ? keysIn[i * kKeyWords + 1u] : 0u);
+        if (copy) {
+            keysOut[i * kKeyWords] = raw.x;
+            if (kKeyWords == 2u) keysOut[i * kKeyWords + 1u] = raw.y;
+            for (uint w = 0u; w < kValueWords; ++w) valuesOut[i * kValueWords + w] = valuesIn[i * kValueWords + w];
+        }
+        uvec2 k = toOrdered(raw);
+        for (uint p = 0u; p < passes; ++p) {
+            uint shift = passShift(p);
+            atomicAdd(sHist[p * 256u + digitOfKey(k, shift, passBits(p))], 1u);
+        }
+    }
+    barrier();
+    for (uint i = t; i < passes * 256u; i += kGroupSize) {
+        uint c = sHist[i];
+        if (c != 0u) atomicAdd(state[i], c);
+    }
+}
+
+#elif VKFX_SORT_STAGE == 2 // ------------------------------------------------------------ count
 
 shared uint sHist[256];
 
 void main()
 {
     uint t = gl_LocalInvocationIndex;
-    uint tile = gl_WorkGroupID.x;
     uint n = keyCount();
-    uint tiles = tileCount();
+    uint tiles = tileCount(n);
+    uint tile = groupIndex();
     if (tile >= tiles) return; // uniform in the workgroup
+    uint shift = passShift(pc.pass);
+    uint bits = passBits(pc.pass);
     sHist[t] = 0u;
     barrier();
-    for (uint r = 0u; r < kRoundsPerTile; ++r) {
-        uint i = tile * kTileKeys + r * kGroupSize + t;
-        if (i < n) atomicAdd(sHist[digitOf(loadKey(i))], 1u);
-    }
+    uint first = tile * kTileKeys;
+    uint last = min(n, first + kTileKeys);
+    for (uint i = first + t; i < last; i += kGroupSize) atomicAdd(sHist[digitOfKey(loadKey(i), shift, bits)], 1u);
     barrier();
-    counts[t * tiles + tile] = sHist[t];
+    tileWords[t * tiles + tile] = sHist[t];
 }
 
-#elif VKFX_SORT_STAGE == 1 // ------------------------------------------------------------- scan
+#elif VKFX_SORT_STAGE == 3 // ------------------------------------------------------------- scan
 
-shared uint sScan[256];
 shared uint sCarry;
-
-// Inclusive prefix sum of v over the workgroup, in local invocation order (Hillis-Steele).
-uint groupInclusiveScan(uint v)
-{
-    uint t = gl_LocalInvocationIndex;
-    sScan[t] = v;
-    barrier();
-    for (uint d = 1u; d < kGroupSize; d <<= 1) {
-        uint add = t >= d ? sScan[t - d] : 0u;
-        barrier();
-        sScan[t] += add;
-        barrier();
-    }
-    return sScan[t];
-}
 
 void main()
 {
     uint t = gl_LocalInvocationIndex;
-    uint n = 256u * tileCount();
-    if (t == 0u) sCarry = 0u;
+    uint d = gl_WorkGroupID.x;
+    uint tiles = tileCount(keyCount());
+    // The digit's first output position: the keys of smaller digits.
+    uint total;
+    groupExclusiveAdd(t < d ? state[pc.pass * 256u + t] : 0u, total);
+    if (t == 0u) sCarry = total;
     barrier();
-    // Chunks of 4 * 256 counts: each invocation sums 4 consecutive ones, the group scans the sums.
-    for (uint base = 0u; base < n; base += 4u * kGroupSize) {
+    // The digit's counts, four per invocation per round, in place.
+    for (uint base = 0u; base < tiles; base += 4u * kGroupSize) {
         uint c[4];
         uint sum = 0u;
-        for (uint j = 0u; j < 4u; ++j) {
+        [[unroll]] for (uint j = 0u; j < 4u; ++j) {
             uint i = base + 4u * t + j;
-            c[j] = i < n ? counts[i] : 0u;
+            c[j] = i < tiles ? tileWords[d * tiles + i] : 0u;
             sum += c[j];
         }
-        uint inclusive = groupInclusiveScan(sum);
-        uint running = sCarry + inclusive - sum;
-        for (uint j = 0u; j < 4u; ++j) {
+        uint roundTotal;
+        uint running = sCarry + groupExclusiveAdd(sum, roundTotal);
+        [[unroll]] for (uint j = 0u; j < 4u; ++j) {
             uint i = base + 4u * t + j;
-            if (i < n) counts[i] = running;
+            if (i < tiles) tileWords[d * tiles + i] = running;
             running += c[j];
         }
         barrier(); // every invocation has read sCarry
-        if (t == kGroupSize - 1u) sCarry += inclusive;
+        if (t == 0u) sCarry += roundTotal;
         barrier();
     }
 }
 
 #else // --------------------------------------------------------------------------------- scatter
 
-shared uint sScan[256];
-shared uint sKey[256];
-shared uint sValue[256];
-shared uint sStart[256];   // first position of each digit in the sorted round
-shared uint sWritten[256]; // keys of each digit this tile has written so far
+// Counter sets of the ranking (kMaxSlots * 128 words), then the staging of the sorted tile.
+shared uint sMem[kTileKeys];
+shared uint sCount[256];      // keys of each digit in the tile
+shared uint sDigitStart[256]; // first position of each digit in the sorted tile
+shared uint sBase[256];       // output position of sorted-tile position 0 of each digit
+shared uint sTile;
 
-// Exclusive prefix sum of v over the workgroup, in local invocation order; total receives the sum.
-uint groupExclusiveScan(uint v, out uint total)
+// The lanes of this subgroup whose key has `digit` (and is valid): below = those before this
+// lane, count = all of them, leader = the lowest of them.
+void matchDigit(uint digit, uint bits, bool valid, out uint below, out uint count, out uint leader)
 {
-    uint t = gl_LocalInvocationIndex;
-    sScan[t] = v;
-    barrier();
-    for (uint d = 1u; d < kGroupSize; d <<= 1) {
-        uint add = t >= d ? sScan[t - d] : 0u;
-        barrier();
-        sScan[t] += add;
-        barrier();
+    if (kBallotWords == 1u) {
+        uint m = subgroupBallot(valid).x;
+        for (uint b = 0u; b < bits; ++b) {
+            bool set = ((digit >> b) & 1u) != 0u;
+            uint v = subgroupBallot(set).x;
+            m &= set ? v : ~v;
+        }
+        below = bitCount(m & gl_SubgroupLtMask.x);
+        count = bitCount(m);
+        leader = valid ? uint(findLSB(m)) : gl_SubgroupInvocationID;
+    } else {
+        uvec4 m = subgroupBallot(valid);
+        for (uint b = 0u; b < bits; ++b) {
+            bool set = ((digit >> b) & 1u) != 0u;
+            uvec4 v = subgroupBallot(set);
+            m &= set ? v : ~v;
+        }
+        below = subgroupBallotBitCount(m & gl_SubgroupLtMask);
+        count = subgroupBallotBitCount(m);
+        leader = valid ? subgroupBallotFindLSB(m) : gl_SubgroupInvocationID;
     }
-    uint inclusive = sScan[t];
-    total = sScan[kGroupSize - 1u];
-    barrier(); // sScan is free again
-    return inclusive - v;
 }
+
+// The look-back word of (pass, tile, digit).
+uint lookBackIndex(uint tiles, uint tile, uint digit) { return (pc.pass * tiles + tile) * 256u + digit; }
 
 void main()
 {
     uint t = gl_LocalInvocationIndex;
-    uint tile = gl_WorkGroupID.x;
     uint n = keyCount();
-    uint tiles = tileCount();
+    uint tiles = tileCount(n);
+    if (kLookBack) {
+        if (t == 0u) sTile = atomicAdd(state[kTicketWord + pc.pass], 1u);
+        barrier();
+    }
+    uint tile = kLookBack ? sTile : groupIndex();
     if (tile >= tiles) return; // uniform in the workgroup
-    sWritten[t] = 0u;
-    for (uint r = 0u; r < kRoundsPerTile; ++r) {
-        uint first = tile * kTileKeys + r * kGroupSize;
-        if (first >= n) break; // uniform: the same for every invocation
-        uint valid = min(n - first, kGroupSize);
-        uint i = first + t;
-        // Keys past the end sort last (digit 0xFF, after every real key of that digit, since each
-        // split is stable) and are never written.
-        uint key = t < valid ? loadKey(i) : 0xFFFFFFFFu;
-        uint value = kWithValues && t < valid ? valuesIn[i] : 0u;
+    uint shift = passShift(pc.pass);
+    uint bits = passBits(pc.pass);
+    bool last = (pc.flags & kFlagLast) != 0u;
 
-        // Sort the round by digit: eight stable splits on one bit each.
-        for (uint b = 0u; b < 8u; ++b) {
-            uint bit = (digitOf(key) >> b) & 1u;
-            uint zeros;
-            uint zerosBefore = groupExclusiveScan(1u - bit, zeros);
-            uint to = bit == 0u ? zerosBefore : zeros + (t - zerosBefore);
-            sKey[to] = key;
-            if (kWithValues) sValue[to] = value;
-            barrier();
-            key = sKey[t];
-            if (kWithValues) value = sValue[t];
-            barrier();
-        }
+    // This subgroup's run of keys: counter set `slot`, turn `turn`.
+    uint lane = gl_SubgroupInvocationID;
+    uint slots = min(gl_NumSubgroups, kMaxSlots);
+    uint turns = gl_NumSubgroups / slots;
+    uint slot = gl_SubgroupID % slots;
+    uint turn = gl_SubgroupID / slots;
+    uint runStart = tile * kTileKeys + (slot * turns + turn) * kKeysPerThread * gl_SubgroupSize;
 
-        // Invocation t now holds the t-th key of the round in digit order.
-        uint d = digitOf(key);
-        sKey[t] = key;
-        barrier();
-        bool runStart = t == 0u || digitOf(sKey[t - 1u]) != d;
-        bool runEnd = t + 1u == valid || (t + 1u < valid && digitOf(sKey[t + 1u]) != d);
-        if (t < valid && runStart) sStart[d] = t;
-        barrier();
-        if (t < valid) {
-            uint at = counts[d * tiles + tile] + sWritten[d] + (t - sStart[d]);
-            keysOut[at] = (pc.flags & kFlagLast) != 0u ? fromOrdered(key) : key;
-            if (kWithValues) valuesOut[at] = value;
+    for (uint i = t; i < kMaxSlots * 128u; i += kGroupSize) sMem[i] = 0u;
+
+    uvec2 key[kKeysPerThread];
+    uint value[kKeysPerThread][2];
+    [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) {
+        uint i = runStart + j * gl_SubgroupSize + lane;
+        key[j] = i < n ? loadKey(i) : uvec2(0u);
+        for (uint w = 0u; w < kValueWords; ++w) value[j][w] = i < n ? valuesIn[i * kValueWords + w] : 0u;
+    }
+    barrier();
+
+    // Rank: rank[j] = keys of the same digit before key j in this slot's run.
+    uint rank[kKeysPerThread];
+    for (uint r = 0u; r < turns; ++r) {
+        if (r == turn) { // uniform in the subgroup
+            [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) {
+                uint i = runStart + j * gl_SubgroupSize + lane;
+                uint d = digitOfKey(key[j], shift, bits);
+                uint below, count, leader;
+                matchDigit(d, bits, i < n, below, count, leader);
+                uint before = 0u;
+                if (i < n && lane == leader) before = atomicAdd(sMem[slot * 128u + (d >> 1)], count << ((d & 1u) * 16u));
+                before = subgroupShuffle(before, leader);
+                rank[j] = ((before >> ((d & 1u) * 16u)) & 0xFFFFu) + below;
+            }
         }
-        barrier(); // every invocation has read sWritten and sStart
-        if (t < valid && runEnd) sWritten[d] += t - sStart[d] + 1u;
         barrier();
+    }
+
+    // Per digit: the keys in earlier slots (in place, 16-bit halves) and in the whole tile.
+    if (t < 128u) {
+        uint lo = 0u, hi = 0u;
+        for (uint s = 0u; s < slots; ++s) {
+            uint c = sMem[s * 128u + t];
+            sMem[s * 128u + t] = lo | (hi << 16);
+            lo += c & 0xFFFFu;
+            hi += c >> 16;
+        }
+        sCount[2u * t] = lo;
+        sCount[2u * t + 1u] = hi;
+    }
+    barrier();
+
+    uint count = sCount[t];
+    if (kLookBack) {
+        uint i = lookBackIndex(tiles, tile, t);
+        atomicExchange(tileWords[i], (tile == 0u ? kInclusive : kAggregate) | count);
+    }
+    uint total;
+    uint digitStart = groupExclusiveAdd(count, total);
+    sDigitStart[t] = digitStart;
+    uint globalStart = 0u;
+    if (kLookBack) {
+        globalStart = groupExclusiveAdd(state[pc.pass * 256u + t], total);
+    } else {
+        sBase[t] = tileWords[t * tiles + tile] - digitStart;
+    }
+    barrier();
+
+    // Position of each key in the sorted tile.
+    uint at[kKeysPerThread];
+    [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) {
+        uint d = digitOfKey(key[j], shift, bits);
+        uint earlier = (sMem[slot * 128u + (d >> 1)] >> ((d & 1u) * 16u)) & 0xFFFFu;
+        at[j] = sDigitStart[d] + earlier + rank[j];
+    }
+    barrier(); // the counter sets are read; sMem stages the tile now
+
+    uint valid = min(n - tile * kTileKeys, kTileKeys);
+    [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) {
+        if (runStart + j * gl_SubgroupSize + lane < n) sMem[at[j]] = digitWord(key[j], shift);
+    }
+    if (kLookBack) {
+        // Add up the counts of digit t in earlier tiles, nearest first, until an inclusive one.
+        // The look-back words are only touched by read-modify-write atomics: lavapipe (Mesa
+        // 22.3) lost relaxed atomicStore / atomicLoad updates here.
+        uint prefix = 0u;
+        uint q = tile;
+        while (q > 0u) {
+            uint v = atomicOr(tileWords[lookBackIndex(tiles, q - 1u, t)], 0u);
+            uint flag = v & ~kValueMask;
+            if (flag != 0u) {
+                prefix += v & kValueMask;
+                q = flag == kInclusive ? 0u : q - 1u;
+            }
+        }
+        if (tile != 0u) {
+            atomicExchange(tileWords[lookBackIndex(tiles, tile, t)], kInclusive | (prefix + count));
+        }
+        sBase[t] = globalStart + prefix - digitStart;
+    }
+    barrier();
+
+    // Write the sorted tile: position p of it goes to sBase[digit] + p. First the word that holds
+    // the digit, then the key's other word and the value's words, each staged the same way.
+    uint to[kKeysPerThread];
+    uint word[kKeysPerThread];
+    [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) {
+        uint p = j * kGroupSize + t;
+        to[j] = p < valid ? sBase[digitOf(sMem[p], shift, bits)] + p : 0u;
+        word[j] = p < valid ? sMem[p] : 0u;
+    }
+    // The digit's word of a 64-bit key is written with its other word (the last pass transforms
+    // both together), so keep it and stage the other one.
+    uint other = shift >= 32u ? 0u : 1u; // index of the other word
+    if (kKeyWords == 2u) {
+        barrier();
+        [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) {
+            if (runStart + j * gl_SubgroupSize + lane < n) sMem[at[j]] = other == 1u ? key[j].y : key[j].x;
+        }
+        barrier();
+    }
+    [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) {
+        uint p = j * kGroupSize + t;
+        if (p < valid) {
+            uvec2 k = uvec2(word[j], 0u);
+            if (kKeyWords == 2u) k = other == 1u ? uvec2(word[j], sMem[p]) : uvec2(sMem[p], word[j]);
+            if (last) k = fromOrdered(k);
+            keysOut[to[j] * kKeyWords] = k.x;
+            if (kKeyWords == 2u) keysOut[to[j] * kKeyWords + 1u] = k.y;
+        }
+    }
+    for (uint w = 0u; w < kValueWords; ++w) {
+        barrier();
+        [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) {
+            if (runStart + j * gl_SubgroupSize + lane < n) sMem[at[j]] = value[j][w];
+        }
+        barrier();
+        [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) {
+            uint p = j * kGroupSize + t;
+            if (p < valid) valuesOut[to[j] * kValueWords + w] = sMem[p];
+        }
     }
 }
 

@@ -7,43 +7,85 @@ namespace vkfx {
 namespace detail {
 
 // Bindings of shaders/sort/radix.comp.
-inline constexpr std::uint32_t kSortBindingKeysIn = 0;
-inline constexpr std::uint32_t kSortBindingKeysOut = 1;
-inline constexpr std::uint32_t kSortBindingValuesIn = 2;
-inline constexpr std::uint32_t kSortBindingValuesOut = 3;
-inline constexpr std::uint32_t kSortBindingCounts = 4;
-inline constexpr std::uint32_t kSortBindingIndirectCount = 5;
+inline constexpr std::uint32_t kSortBindings = 7; // keys in/out, values in/out, state, tile words, count
 inline constexpr std::uint32_t kSortFlagFirst = 1;
 inline constexpr std::uint32_t kSortFlagLast = 2;
 inline constexpr std::uint32_t kSortFlagIndirect = 4;
+inline constexpr std::uint32_t kSortFlagCopy = 8;
+inline constexpr std::uint32_t kSortMaxPasses = 8;
+inline constexpr std::uint32_t kSortHistTiles = 4; // tiles per histogram workgroup
+// State words: histograms, tickets, then dispatch sizes (histogram xyz, tiles xyz).
+inline constexpr std::uint32_t kSortDispatchWord = kSortMaxPasses * 256 + kSortMaxPasses;
+inline constexpr VkDeviceSize kSortStateBytes = (kSortDispatchWord + 6) * 4;
 
 struct SortPush {
     std::uint32_t count;
-    std::uint32_t shift;
     std::uint32_t flags;
-    std::uint32_t unused;
+    std::uint32_t pass;
+    std::uint32_t passes;
+    std::uint32_t beginBit;
+    std::uint32_t endBit;
 };
 
-// Scratch of a record of `count` keys: [keys | values | counts], each part aligned to `align`.
+inline std::uint32_t sortKeyWords(SortKey k) { return k >= SortKey::Uint64 ? 2u : 1u; }
+inline std::uint32_t sortValueWords(SortValues v) { return static_cast<std::uint32_t>(v); }
+
+// Passes of a sort of bits begin .. end - 1 (the shader's passShift() rule: digits of 64-bit keys
+// never straddle bit 32).
+inline std::uint32_t sortPassCount(std::uint32_t keyWords, std::uint32_t begin, std::uint32_t end)
+{
+    if (keyWords == 2 && begin < 32 && end > 32) return (32 - begin + 7) / 8 + (end - 32 + 7) / 8;
+    return (end - begin + 7) / 8;
+}
+
+// Scratch of a record of `count` keys: [state | keys | values | tile words], each part aligned.
 struct SortScratchLayout {
     VkDeviceSize keys = 0;
     VkDeviceSize values = 0;
-    VkDeviceSize counts = 0;
+    VkDeviceSize tiles = 0;
     VkDeviceSize size = 0;
 };
 
 inline VkDeviceSize alignUp(VkDeviceSize v, VkDeviceSize a) { return (v + a - 1) / a * a; }
 
-inline SortScratchLayout sortScratchLayout(std::uint32_t count, bool values, VkDeviceSize align)
+inline SortScratchLayout sortScratchLayout(const SorterCreateInfo& info, SortPath path, std::uint32_t count,
+                                           VkDeviceSize align)
 {
     const VkDeviceSize n = std::max<std::uint32_t>(count, 1);
     const VkDeviceSize tiles = (n + Sorter::kTileKeys - 1) / Sorter::kTileKeys;
+    const std::uint32_t keyWords = sortKeyWords(info.key);
     SortScratchLayout l;
-    l.keys = 0;
-    l.values = alignUp(n * 4, align);
-    l.counts = values ? alignUp(l.values + n * 4, align) : l.values;
-    l.size = l.counts + 256 * tiles * 4;
+    l.keys = alignUp(kSortStateBytes, align);
+    l.values = alignUp(l.keys + n * 4 * keyWords, align);
+    l.tiles = alignUp(l.values + n * 4 * sortValueWords(info.values), align);
+    // Onesweep: look-back words of every pass; ReduceThenScan: one pass's counts.
+    const VkDeviceSize tileWords = path == SortPath::Onesweep ? VkDeviceSize{4} * keyWords * 256 * tiles : 256 * tiles;
+    l.size = l.tiles + tileWords * 4;
     return l;
+}
+
+// SortPath::Auto: Onesweep where workgroups that have started keep running beside one that waits
+// on them (desktop GPUs of these vendors, CPU implementations), else ReduceThenScan.
+inline SortPath resolveSortPath(const Device& device, SortPath path)
+{
+    if (path != SortPath::Auto) return path;
+    const VkPhysicalDeviceProperties& p = device.properties();
+    if (p.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU) return SortPath::Onesweep;
+    switch (p.vendorID) {
+    case 0x10DE: // NVIDIA
+    case 0x1002: // AMD
+    case 0x8086: // Intel
+        return SortPath::Onesweep;
+    default:
+        return SortPath::ReduceThenScan;
+    }
+}
+
+// Dispatch sizes for `groups` workgroups: at most 65535 along x.
+inline void sortGroups(std::uint32_t groups, std::uint32_t* x, std::uint32_t* y)
+{
+    *x = std::min<std::uint32_t>(groups, 65535);
+    *y = groups <= 65535 ? 1 : (groups + 65534) / 65535;
 }
 
 } // namespace detail
@@ -52,8 +94,11 @@ inline void Sorter::swap(Sorter& other) noexcept
 {
     std::swap(m_device, other.m_device);
     std::swap(m_info, other.m_info);
+    std::swap(m_path, other.m_path);
     std::swap(m_setLayout, other.m_setLayout);
     std::swap(m_pipelineLayout, other.m_pipelineLayout);
+    std::swap(m_setup, other.m_setup);
+    std::swap(m_histogram, other.m_histogram);
     std::swap(m_count, other.m_count);
     std::swap(m_scan, other.m_scan);
     std::swap(m_scatter, other.m_scatter);
@@ -68,19 +113,20 @@ inline void Sorter::destroy()
     const DeviceFunctions& f = m_device->fn();
     VkDevice d = m_device->handle();
     const VkAllocationCallbacks* a = m_device->allocator();
-    for (VkPipeline p : {m_count, m_scan, m_scatter}) {
+    for (VkPipeline p : {m_setup, m_histogram, m_count, m_scan, m_scatter}) {
         if (p) f.vkDestroyPipeline(d, p, a);
     }
     if (m_pipelineLayout) f.vkDestroyPipelineLayout(d, m_pipelineLayout, a);
     if (m_setLayout) f.vkDestroyDescriptorSetLayout(d, m_setLayout, a);
     if (m_scratch) f.vkDestroyBuffer(d, m_scratch, a);
     if (m_scratchMemory) f.vkFreeMemory(d, m_scratchMemory, a);
-    m_count = m_scan = m_scatter = VK_NULL_HANDLE;
+    m_setup = m_histogram = m_count = m_scan = m_scatter = VK_NULL_HANDLE;
     m_pipelineLayout = VK_NULL_HANDLE;
     m_setLayout = VK_NULL_HANDLE;
     m_scratch = VK_NULL_HANDLE;
     m_scratchMemory = VK_NULL_HANDLE;
     m_scratchSize = 0;
+    m_path = SortPath::Auto;
     m_device = nullptr;
 }
 
@@ -90,7 +136,8 @@ inline ScratchRequirements Sorter::scratchRequirements(const Device& device, con
     ScratchRequirements req;
     if (!device.valid()) return req;
     req.alignment = detail::storageBufferAlignment(device);
-    req.size = detail::sortScratchLayout(count, info.values, req.alignment).size;
+    req.size = detail::sortScratchLayout(info, detail::resolveSortPath(device, info.path), count, req.alignment).size;
+    req.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT;
     return req;
 }
 
@@ -100,75 +147,113 @@ inline VkResult Sorter::create(const Device& device, const SorterCreateInfo& inf
     if (!sorter) return device.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: sorter is null", fn);
     sorter->destroy();
     if (!device.valid()) return device.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: device is not created", fn);
-    if (static_cast<std::uint32_t>(info.key) > static_cast<std::uint32_t>(SortKey::Float32)) {
+    if (static_cast<std::uint32_t>(info.key) > static_cast<std::uint32_t>(SortKey::Float64)) {
         return device.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: unknown key type %u", fn,
                            static_cast<unsigned>(info.key));
+    }
+    if (static_cast<std::uint32_t>(info.values) > static_cast<std::uint32_t>(SortValues::Bits64)) {
+        return device.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: unknown values %u", fn,
+                           static_cast<unsigned>(info.values));
     }
     if (static_cast<std::uint32_t>(info.order) > static_cast<std::uint32_t>(SortOrder::Descending)) {
         return device.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: unknown order %u", fn,
                            static_cast<unsigned>(info.order));
     }
+    if (static_cast<std::uint32_t>(info.path) > static_cast<std::uint32_t>(SortPath::ReduceThenScan)) {
+        return device.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: unknown path %u", fn,
+                           static_cast<unsigned>(info.path));
+    }
     if (info.maxCount == 0 || info.maxCount > kMaxCount) {
         return device.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: maxCount %u is outside 1..%u", fn,
                            info.maxCount, kMaxCount);
     }
+    const SortPath path = detail::resolveSortPath(device, info.path);
+    const std::uint32_t keyWords = detail::sortKeyWords(info.key);
+    const std::uint32_t valueWords = detail::sortValueWords(info.values);
+    const VkDeviceSize range = device.properties().limits.maxStorageBufferRange;
+    const detail::SortScratchLayout layout =
+        detail::sortScratchLayout(info, path, info.maxCount, detail::storageBufferAlignment(device));
+    if (VkDeviceSize{info.maxCount} * 4 * std::max(keyWords, valueWords) > range || layout.size - layout.tiles > range) {
+        return device.fail(VK_ERROR_VALIDATION_FAILED_EXT,
+                           "%s: maxCount %u needs storage buffer ranges above the device's maxStorageBufferRange %llu",
+                           fn, info.maxCount, static_cast<unsigned long long>(range));
+    }
+    const VkSubgroupFeatureFlags ops = VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_BALLOT_BIT |
+                                       VK_SUBGROUP_FEATURE_SHUFFLE_BIT | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
+    if ((device.subgroupOperations() & ops) != ops || device.subgroupSize() < 4 || device.subgroupSize() > 128) {
+        return device.fail(VK_ERROR_FEATURE_NOT_PRESENT,
+                           "%s: the device's compute shaders lack subgroup ballot, shuffle or arithmetic operations "
+                           "(or the subgroup size %u is outside 4..128)",
+                           fn, device.subgroupSize());
+    }
     Sorter s;
     s.m_device = &device;
     s.m_info = info;
+    s.m_path = path;
     const DeviceFunctions& f = device.fn();
     VkDevice d = device.handle();
     const VkAllocationCallbacks* a = device.allocator();
 
-    VkDescriptorSetLayoutBinding bindings[6];
-    for (std::uint32_t i = 0; i < 6; ++i) {
+    VkDescriptorSetLayoutBinding bindings[detail::kSortBindings];
+    for (std::uint32_t i = 0; i < detail::kSortBindings; ++i) {
         bindings[i] = {i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
     }
     VkDescriptorSetLayoutCreateInfo setInfo{};
     setInfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO;
     setInfo.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
-    setInfo.bindingCount = 6;
+    setInfo.bindingCount = detail::kSortBindings;
     setInfo.pBindings = bindings;
     VkResult r = f.vkCreateDescriptorSetLayout(d, &setInfo, a, &s.m_setLayout);
     if (r != VK_SUCCESS) return device.fail(r, "%s: vkCreateDescriptorSetLayout failed (%d)", fn, static_cast<int>(r));
 
-    VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(detail::SortPush)};
+    VkPushConstantRange range_{VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(detail::SortPush)};
     VkPipelineLayoutCreateInfo layoutInfo{};
     layoutInfo.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO;
     layoutInfo.setLayoutCount = 1;
     layoutInfo.pSetLayouts = &s.m_setLayout;
     layoutInfo.pushConstantRangeCount = 1;
-    layoutInfo.pPushConstantRanges = &range;
+    layoutInfo.pPushConstantRanges = &range_;
     r = f.vkCreatePipelineLayout(d, &layoutInfo, a, &s.m_pipelineLayout);
     if (r != VK_SUCCESS) return device.fail(r, "%s: vkCreatePipelineLayout failed (%d)", fn, static_cast<int>(r));
 
     struct Spec {
         std::uint32_t key;
         VkBool32 descending;
-        VkBool32 values;
-    } spec{static_cast<std::uint32_t>(info.key), info.order == SortOrder::Descending, info.values};
-    VkSpecializationMapEntry entries[3] = {{0, offsetof(Spec, key), sizeof(std::uint32_t)},
-                                           {1, offsetof(Spec, descending), sizeof(VkBool32)},
-                                           {2, offsetof(Spec, values), sizeof(VkBool32)}};
-    VkSpecializationInfo specInfo{3, entries, sizeof(Spec), &spec};
+        std::uint32_t valueWords;
+        VkBool32 lookBack;
+        std::uint32_t ballotWords;
+    } spec{static_cast<std::uint32_t>(info.key), info.order == SortOrder::Descending, valueWords,
+           path == SortPath::Onesweep, (device.subgroupSize() + 31) / 32};
+    const VkSpecializationMapEntry entries[5] = {{0, offsetof(Spec, key), sizeof(std::uint32_t)},
+                                                 {1, offsetof(Spec, descending), sizeof(VkBool32)},
+                                                 {2, offsetof(Spec, valueWords), sizeof(std::uint32_t)},
+                                                 {3, offsetof(Spec, lookBack), sizeof(VkBool32)},
+                                                 {4, offsetof(Spec, ballotWords), sizeof(std::uint32_t)}};
+    const VkSpecializationInfo specInfo{5, entries, sizeof(Spec), &spec};
     struct Stage {
         const std::uint32_t* code;
         std::size_t bytes;
         VkPipeline* out;
         const char* what;
-    } stages[3] = {{spirv::sort_count, sizeof(spirv::sort_count), &s.m_count, "vkfx::Sorter::create (count)"},
-                   {spirv::sort_scan, sizeof(spirv::sort_scan), &s.m_scan, "vkfx::Sorter::create (scan)"},
-                   {spirv::sort_scatter, sizeof(spirv::sort_scatter), &s.m_scatter, "vkfx::Sorter::create (scatter)"}};
-    for (const Stage& st : stages) {
+    } stages[5] = {
+        {spirv::sort_setup, sizeof(spirv::sort_setup), &s.m_setup, "vkfx::Sorter::create (setup)"},
+        {spirv::sort_histogram, sizeof(spirv::sort_histogram), &s.m_histogram, "vkfx::Sorter::create (histogram)"},
+        {spirv::sort_scatter, sizeof(spirv::sort_scatter), &s.m_scatter, "vkfx::Sorter::create (scatter)"},
+        {spirv::sort_count, sizeof(spirv::sort_count), &s.m_count, "vkfx::Sorter::create (count)"},
+        {spirv::sort_scan, sizeof(spirv::sort_scan), &s.m_scan, "vkfx::Sorter::create (scan)"}};
+    const std::size_t stageCount = path == SortPath::Onesweep ? 3 : 5;
+    for (std::size_t i = 0; i < stageCount; ++i) {
+        const Stage& st = stages[i];
         r = detail::createComputePipeline(device, st.what, st.code, st.bytes, &specInfo, s.m_pipelineLayout, st.out);
         if (r != VK_SUCCESS) return r;
     }
 
     if (info.ownScratch) {
-        s.m_scratchSize = scratchRequirements(device, info, info.maxCount).size;
+        const ScratchRequirements req = scratchRequirements(device, info, info.maxCount);
+        s.m_scratchSize = req.size;
         VkDeviceSize allocated = 0;
-        r = detail::createBoundBuffer(device, "vkfx::Sorter::create: scratch", s.m_scratchSize,
-                                      VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, 0, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
-                                      &s.m_scratch, &s.m_scratchMemory, &allocated);
+        r = detail::createBoundBuffer(device, "vkfx::Sorter::create: scratch", s.m_scratchSize, req.usage, 0,
+                                      VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &s.m_scratch, &s.m_scratchMemory, &allocated);
         if (r != VK_SUCCESS) return r;
     }
     *sorter = std::move(s);
@@ -194,7 +279,14 @@ inline VkResult Sorter::recordIndirect(VkCommandBuffer cmd, const SortIndirectIn
                                   static_cast<unsigned long long>(align));
         }
     }
-    SortInfo direct{info.keys, info.values, m_info.maxCount, info.scratchBuffer, info.scratchOffset, info.scratchSize};
+    SortInfo direct{.keys = info.keys,
+                    .values = info.values,
+                    .count = m_info.maxCount,
+                    .beginBit = info.beginBit,
+                    .endBit = info.endBit,
+                    .scratchBuffer = info.scratchBuffer,
+                    .scratchOffset = info.scratchOffset,
+                    .scratchSize = info.scratchSize};
     return recordPasses(cmd, direct, &info.countBuffer);
 }
 
@@ -210,21 +302,32 @@ inline VkResult Sorter::recordPasses(VkCommandBuffer cmd, const SortInfo& info, 
         return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: count %u is above the Sorter's maxCount %u", fn,
                         info.count, m_info.maxCount);
     }
+    const std::uint32_t keyWords = detail::sortKeyWords(m_info.key);
+    const std::uint32_t valueWords = detail::sortValueWords(m_info.values);
+    const bool values = valueWords != 0;
+    const std::uint32_t keyBits = 32 * keyWords;
+    const std::uint32_t endBit = info.endBit == 0 ? keyBits : info.endBit;
+    if (info.beginBit >= endBit || endBit > keyBits) {
+        return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: bit range %u..%u is empty or outside the key's %u bits",
+                        fn, info.beginBit, endBit, keyBits);
+    }
     if (!info.keys.buffer) return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: keys.buffer is VK_NULL_HANDLE", fn);
-    if (m_info.values && !info.values.buffer) {
+    if (values && !info.values.buffer) {
         return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT,
                         "%s: the Sorter was created with values and values.buffer is VK_NULL_HANDLE", fn);
     }
-    if (!m_info.values && info.values.buffer) {
+    if (!values && info.values.buffer) {
         return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT,
                         "%s: values.buffer is set but the Sorter was created without values", fn);
     }
     const VkDeviceSize align = detail::storageBufferAlignment(dev);
-    if (info.keys.offset % align != 0 || (m_info.values && info.values.offset % align != 0)) {
+    if (info.keys.offset % align != 0 || (values && info.values.offset % align != 0)) {
         return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: keys and values offsets must be multiples of %llu", fn,
                         static_cast<unsigned long long>(align));
     }
-    const detail::SortScratchLayout layout = detail::sortScratchLayout(info.count, m_info.values, align);
+    const VkDeviceSize keyBytes = VkDeviceSize{info.count} * 4 * keyWords;
+    const VkDeviceSize valueBytes = VkDeviceSize{info.count} * 4 * valueWords;
+    const detail::SortScratchLayout layout = detail::sortScratchLayout(m_info, m_path, info.count, align);
     VkBuffer scratch = m_scratch;
     VkDeviceSize scratchOffset = 0;
     if (info.scratchBuffer) {
@@ -237,11 +340,11 @@ inline VkResult Sorter::recordPasses(VkCommandBuffer cmd, const SortInfo& info, 
                             static_cast<unsigned long long>(info.scratchSize), info.count,
                             static_cast<unsigned long long>(layout.size));
         }
-        auto overlaps = [&](const SortBuffer& b) {
+        auto overlaps = [&](const SortBuffer& b, VkDeviceSize bytes) {
             return b.buffer == info.scratchBuffer && b.offset < info.scratchOffset + layout.size &&
-                   info.scratchOffset < b.offset + VkDeviceSize{info.count} * 4;
+                   info.scratchOffset < b.offset + bytes;
         };
-        if (overlaps(info.keys) || (m_info.values && overlaps(info.values))) {
+        if (overlaps(info.keys, keyBytes) || (values && overlaps(info.values, valueBytes))) {
             return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: the scratch range overlaps the keys or values", fn);
         }
         scratch = info.scratchBuffer;
@@ -250,30 +353,28 @@ inline VkResult Sorter::recordPasses(VkCommandBuffer cmd, const SortInfo& info, 
         return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT,
                         "%s: the Sorter has no scratch of its own (ownScratch = false): pass scratchBuffer", fn);
     }
-    if (m_info.values && info.values.buffer == info.keys.buffer && info.values.offset < info.keys.offset + VkDeviceSize{info.count} * 4 &&
-        info.keys.offset < info.values.offset + VkDeviceSize{info.count} * 4) {
+    if (values && info.values.buffer == info.keys.buffer && info.values.offset < info.keys.offset + keyBytes &&
+        info.keys.offset < info.values.offset + valueBytes) {
         return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: the keys and values ranges overlap", fn);
     }
     if (info.count < 2) return VK_SUCCESS;
 
     const DeviceFunctions& f = dev.fn();
-    const VkDeviceSize bytes = VkDeviceSize{info.count} * 4;
+    const std::uint32_t passes = detail::sortPassCount(keyWords, info.beginBit, endBit);
+    const bool odd = passes % 2 == 1;
     const std::uint32_t tiles = (info.count + kTileKeys - 1) / kTileKeys;
+    const bool onesweep = m_path == SortPath::Onesweep;
     // Indirect: the caller's ranges run to the end of their buffers (the count is not known here).
-    const VkDeviceSize userBytes = countBuffer ? VK_WHOLE_SIZE : bytes;
-    VkDescriptorBufferInfo userKeys{info.keys.buffer, info.keys.offset, userBytes};
-    VkDescriptorBufferInfo userValues{info.values.buffer, info.values.offset, userBytes};
-    VkDescriptorBufferInfo tmpKeys{scratch, scratchOffset + layout.keys, bytes};
-    VkDescriptorBufferInfo tmpValues{scratch, scratchOffset + layout.values, bytes};
-    VkDescriptorBufferInfo counts{scratch, scratchOffset + layout.counts, VkDeviceSize{256} * tiles * 4};
+    VkDescriptorBufferInfo userKeys{info.keys.buffer, info.keys.offset, countBuffer ? VK_WHOLE_SIZE : keyBytes};
+    VkDescriptorBufferInfo userValues{info.values.buffer, info.values.offset, countBuffer ? VK_WHOLE_SIZE : valueBytes};
+    VkDescriptorBufferInfo tmpKeys{scratch, scratchOffset + layout.keys, keyBytes};
+    VkDescriptorBufferInfo tmpValues{scratch, scratchOffset + layout.values, std::max<VkDeviceSize>(valueBytes, 4)};
+    VkDescriptorBufferInfo state{scratch, scratchOffset, detail::kSortStateBytes};
+    VkDescriptorBufferInfo tileWords{scratch, scratchOffset + layout.tiles, layout.size - layout.tiles};
     // Not read without kSortFlagIndirect; bound to something valid all the same.
-    VkDescriptorBufferInfo indirect = counts;
+    VkDescriptorBufferInfo indirect = state;
     if (countBuffer) indirect = {countBuffer->buffer, countBuffer->offset, 4};
-    if (!m_info.values) {
-        // Bound but never accessed (the values code is specialized away).
-        userValues = userKeys;
-        tmpValues = tmpKeys;
-    }
+    if (!values) userValues = tmpValues; // bound, never accessed (the values code is specialized away)
 
     VkMemoryBarrier barrier{};
     barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
@@ -283,34 +384,68 @@ inline VkResult Sorter::recordPasses(VkCommandBuffer cmd, const SortInfo& info, 
         f.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0,
                                1, &barrier, 0, nullptr, 0, nullptr);
     };
-    compute(); // an earlier record's use of the same scratch is done
-
-    for (std::uint32_t pass = 0; pass < 4; ++pass) {
-        const bool fromUser = pass % 2 == 0; // passes 0, 2: user -> scratch; 1, 3: scratch -> user
-        VkWriteDescriptorSet writes[6] = {};
-        const VkDescriptorBufferInfo* infos[6] = {fromUser ? &userKeys : &tmpKeys, fromUser ? &tmpKeys : &userKeys,
-                                                  fromUser ? &userValues : &tmpValues,
-                                                  fromUser ? &tmpValues : &userValues, &counts, &indirect};
-        for (std::uint32_t i = 0; i < 6; ++i) {
+    // One dispatch: `in` / `out` are the key and value sides read and written.
+    auto dispatch = [&](VkPipeline pipeline, bool inScratch, bool outScratch, const detail::SortPush& push,
+                        std::uint32_t groups, VkDeviceSize indirectWord) {
+        const VkDescriptorBufferInfo* infos[detail::kSortBindings] = {
+            inScratch ? &tmpKeys : &userKeys,     outScratch ? &tmpKeys : &userKeys,
+            inScratch ? &tmpValues : &userValues, outScratch ? &tmpValues : &userValues,
+            &state,                               &tileWords,
+            &indirect};
+        VkWriteDescriptorSet writes[detail::kSortBindings] = {};
+        for (std::uint32_t i = 0; i < detail::kSortBindings; ++i) {
             writes[i].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
             writes[i].dstBinding = i;
             writes[i].descriptorCount = 1;
             writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
             writes[i].pBufferInfo = infos[i];
         }
-        detail::SortPush push{info.count, 8 * pass,
-                              (pass == 0 ? detail::kSortFlagFirst : 0u) | (pass == 3 ? detail::kSortFlagLast : 0u) |
-                                  (countBuffer ? detail::kSortFlagIndirect : 0u),
-                              0};
-        const VkPipeline pipelines[3] = {m_count, m_scan, m_scatter};
-        const std::uint32_t groups[3] = {tiles, 1, tiles};
-        for (std::uint32_t k = 0; k < 3; ++k) {
-            f.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipelines[k]);
-            f.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, m_pipelineLayout, 0, 6, writes);
-            f.vkCmdPushConstants(cmd, m_pipelineLayout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
-            f.vkCmdDispatch(cmd, groups[k], 1, 1);
-            if (pass < 3 || k < 2) compute();
+        f.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+        f.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, m_pipelineLayout, 0, detail::kSortBindings,
+                                    writes);
+        f.vkCmdPushConstants(cmd, m_pipelineLayout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
+        if (countBuffer && indirectWord != 0) {
+            f.vkCmdDispatchIndirect(cmd, scratch, scratchOffset + indirectWord * 4);
+        } else {
+            std::uint32_t x = 0, y = 0;
+            detail::sortGroups(groups, &x, &y);
+            f.vkCmdDispatch(cmd, x, y, 1);
         }
+    };
+
+    const std::uint32_t indirectFlag = countBuffer ? detail::kSortFlagIndirect : 0u;
+    detail::SortPush push{info.count, indirectFlag, 0, passes, info.beginBit, endBit};
+    compute(); // an earlier record's use of the same scratch is done
+    dispatch(m_setup, false, true, push, 1, 0);
+    if (countBuffer) {
+        VkMemoryBarrier b = barrier;
+        b.dstAccessMask |= VK_ACCESS_INDIRECT_COMMAND_READ_BIT;
+        f.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                               VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT, 0, 1, &b, 0,
+                               nullptr, 0, nullptr);
+    } else {
+        compute();
+    }
+    // Odd pass counts: the histogram copies the keys to scratch, so the last pass ends in the
+    // caller's buffers.
+    push.flags = indirectFlag | (odd ? detail::kSortFlagCopy : 0u);
+    dispatch(m_histogram, false, true, push, (tiles + detail::kSortHistTiles - 1) / detail::kSortHistTiles,
+             detail::kSortDispatchWord);
+    compute();
+    const VkDeviceSize tilesWord = detail::kSortDispatchWord + 3;
+    for (std::uint32_t pass = 0; pass < passes; ++pass) {
+        const bool inScratch = (pass % 2 == 0) == odd;
+        push.pass = pass;
+        push.flags = indirectFlag | (pass == 0 ? detail::kSortFlagFirst : 0u) |
+                     (pass + 1 == passes ? detail::kSortFlagLast : 0u);
+        if (!onesweep) {
+            dispatch(m_count, inScratch, !inScratch, push, tiles, tilesWord);
+            compute();
+            dispatch(m_scan, inScratch, !inScratch, push, 256, 0);
+            compute();
+        }
+        dispatch(m_scatter, inScratch, !inScratch, push, tiles, tilesWord);
+        if (pass + 1 < passes) compute();
     }
     return VK_SUCCESS;
 }
