@@ -28,40 +28,50 @@ namespace {
 using namespace vkfx_test;
 using vkfx::SortKey;
 using vkfx::SortOrder;
+using vkfx::SortPath;
+using vkfx::SortValues;
 
 const char *keyName(SortKey k) {
     switch (k) {
     case SortKey::Uint32: return "uint32";
     case SortKey::Int32: return "int32";
     case SortKey::Float32: return "float32";
-    default: break;
+    case SortKey::Uint64: return "uint64";
+    case SortKey::Int64: return "int64";
+    case SortKey::Float64: return "float64";
     }
     return "?";
 }
 
-// Strict weak order of two keys' bits for `type`, ascending.
-bool keyLess(SortKey type, std::uint32_t a, std::uint32_t b) {
+bool is64(SortKey k) { return k == SortKey::Uint64 || k == SortKey::Int64 || k == SortKey::Float64; }
+
+// Strict weak order of two floating-point keys' bits, ascending: negative NaNs (larger payload
+// first), numbers (-0.0 before +0.0), positive NaNs (by payload).
+template <typename F, typename U> bool floatLess(U a, U b) {
+    constexpr int top = 8 * sizeof(U) - 1;
+    auto cls = [](U u) {
+        if (!std::isnan(std::bit_cast<F>(u))) return 1;
+        return (u >> top) != 0 ? 0 : 2;
+    };
+    int ca = cls(a), cb = cls(b);
+    if (ca != cb) return ca < cb;
+    if (ca == 0) return a > b;
+    if (ca == 2) return a < b;
+    F fa = std::bit_cast<F>(a), fb = std::bit_cast<F>(b);
+    if (fa == fb) return std::signbit(fa) && !std::signbit(fb);
+    return fa < fb;
+}
+
+// Strict weak order of two keys for `type`, ascending (32-bit keys in the low bits).
+bool keyLess(SortKey type, std::uint64_t a, std::uint64_t b) {
+    const auto a32 = static_cast<std::uint32_t>(a), b32 = static_cast<std::uint32_t>(b);
     switch (type) {
-    case SortKey::Uint32:
-        return a < b;
-    case SortKey::Int32:
-        return static_cast<std::int32_t>(a) < static_cast<std::int32_t>(b);
-    case SortKey::Float32: {
-        // Class: 0 negative NaN, 1 number, 2 positive NaN.
-        auto cls = [](std::uint32_t u) {
-            float f = std::bit_cast<float>(u);
-            if (!std::isnan(f)) return 1;
-            return (u >> 31) != 0 ? 0 : 2;
-        };
-        int ca = cls(a), cb = cls(b);
-        if (ca != cb) return ca < cb;
-        if (ca == 0) return a > b; // negative NaNs: larger payload first
-        if (ca == 2) return a < b;
-        float fa = std::bit_cast<float>(a), fb = std::bit_cast<float>(b);
-        if (fa == fb) return std::signbit(fa) && !std::signbit(fb); // -0.0 before +0.0
-        return fa < fb;
-    }
-    default: break;
+    case SortKey::Uint32: return a32 < b32;
+    case SortKey::Int32: return static_cast<std::int32_t>(a32) < static_cast<std::int32_t>(b32);
+    case SortKey::Float32: return floatLess<float>(a32, b32);
+    case SortKey::Uint64: return a < b;
+    case SortKey::Int64: return static_cast<std::int64_t>(a) < static_cast<std::int64_t>(b);
+    case SortKey::Float64: return floatLess<double>(a, b);
     }
     return false;
 }
@@ -82,79 +92,140 @@ const char *distName(Dist d) {
     return "?";
 }
 
-std::vector<std::uint32_t> makeKeys(SortKey type, Dist dist, std::uint32_t n, std::mt19937 &rng) {
-    std::vector<std::uint32_t> k(n);
-    auto next = [&] { return static_cast<std::uint32_t>(rng()); };
-    std::uint32_t base = next();
+std::vector<std::uint64_t> makeKeys(SortKey type, Dist dist, std::uint32_t n, std::mt19937_64 &rng) {
+    const bool wide = is64(type);
+    const std::uint64_t mask = wide ? ~std::uint64_t{0} : 0xFFFFFFFFu;
+    const int bits = wide ? 64 : 32;
+    std::vector<std::uint64_t> k(n);
+    auto next = [&] { return rng() & mask; };
+    const std::uint64_t base = next();
+    const std::uint64_t topMask = std::uint64_t{0xFF} << (bits - 8);
     for (std::uint32_t i = 0; i < n; ++i) {
         switch (dist) {
-        case Dist::Random: k[i] = next(); break;
-        case Dist::AllEqual: k[i] = base; break;
+        case Dist::Random:
         case Dist::Sorted:
         case Dist::Reversed: k[i] = next(); break;
-        case Dist::FewUnique: k[i] = base ^ (next() % 7u) * 0x01010101u; break;
-        case Dist::TopByte: k[i] = (base & 0x00FFFFFFu) | (next() << 24); break;
-        case Dist::BottomByte: k[i] = (base & 0xFFFFFF00u) | (next() & 0xFFu); break;
+        case Dist::AllEqual: k[i] = base; break;
+        case Dist::FewUnique: k[i] = base ^ ((next() % 7u) * (0x0101010101010101u & mask)); break;
+        case Dist::TopByte: k[i] = (base & ~topMask) | (next() & topMask); break;
+        case Dist::BottomByte: k[i] = (base & ~std::uint64_t{0xFF}) | (next() & 0xFFu); break;
         case Dist::Specials: {
-            static const std::uint32_t specials[] = {
+            static const std::uint32_t specials32[] = {
                 0x00000000u, 0x80000000u, 0x7F800000u, 0xFF800000u, 0x7FC00000u, 0xFFC00000u,
                 0x7F800001u, 0xFF800001u, 0x00000001u, 0x80000001u, 0x3F800000u, 0xBF800000u,
                 0x7F7FFFFFu, 0xFF7FFFFFu, 0x7FFFFFFFu, 0xFFFFFFFFu};
-            k[i] = next() % 3u == 0 ? next() : specials[next() % 16u];
+            static const std::uint64_t specials64[] = {
+                0x0000000000000000u, 0x8000000000000000u, 0x7FF0000000000000u, 0xFFF0000000000000u,
+                0x7FF8000000000000u, 0xFFF8000000000000u, 0x7FF0000000000001u, 0xFFF0000000000001u,
+                0x0000000000000001u, 0x8000000000000001u, 0x3FF0000000000000u, 0xBFF0000000000000u,
+                0x7FEFFFFFFFFFFFFFu, 0xFFEFFFFFFFFFFFFFu, 0x7FFFFFFFFFFFFFFFu, 0xFFFFFFFFFFFFFFFFu};
+            const std::uint64_t r = next();
+            k[i] = r % 3u == 0 ? next() : wide ? specials64[r % 16u] : specials32[r % 16u];
             break;
         }
         }
     }
     if (dist == Dist::Sorted || dist == Dist::Reversed) {
-        std::stable_sort(k.begin(), k.end(), [&](std::uint32_t a, std::uint32_t b) { return keyLess(type, a, b); });
+        std::stable_sort(k.begin(), k.end(), [&](std::uint64_t a, std::uint64_t b) { return keyLess(type, a, b); });
         if (dist == Dist::Reversed) std::reverse(k.begin(), k.end());
     }
     return k;
 }
 
-// Keys and their input indices (the values) in host-visible storage buffers, and the check of
-// what a sort left there.
-struct SortJob {
-    std::vector<std::uint32_t> keys, order;
-    Buffer k, v;
+// What one sort is asked to do (the CPU reference's view of it).
+struct SortSpec {
+    SortKey key = SortKey::Uint32;
+    SortOrder order = SortOrder::Ascending;
+    SortValues values = SortValues::Bits32;
+    std::uint32_t beginBit = 0, endBit = 0; // endBit 0: the whole key
+};
 
-    // Uploads `input` and the indices 0..n-1.
-    ::testing::AssertionResult upload(std::vector<std::uint32_t> input) {
+// Keys and values in host-visible storage buffers, and the check of what a sort left there.
+// Values are the input index (64-bit values: the index in the low word, a word derived from it in
+// the high one), so stability and the movement of both value words are checked.
+struct SortJob {
+    std::vector<std::uint64_t> keys;
+    Buffer k, v;
+    std::uint32_t keyWords = 1, valueWords = 1;
+
+    static std::uint32_t highWord(std::uint32_t index) { return index * 2654435761u ^ 0xA5A5A5A5u; }
+
+    ::testing::AssertionResult upload(const SortSpec &spec, std::vector<std::uint64_t> input) {
         keys = std::move(input);
-        order.resize(keys.size());
-        std::iota(order.begin(), order.end(), 0u);
-        const VkDeviceSize bytes = std::max<VkDeviceSize>(VkDeviceSize{keys.size()} * 4, 4);
-        if (k.create(bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT) != VK_SUCCESS ||
-            v.create(bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT) != VK_SUCCESS)
+        keyWords = is64(spec.key) ? 2 : 1;
+        valueWords = std::max<std::uint32_t>(static_cast<std::uint32_t>(spec.values), 1);
+        const std::size_t n = keys.size();
+        if (k.create(std::max<VkDeviceSize>(VkDeviceSize{n} * 4 * keyWords, 8), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT) !=
+                VK_SUCCESS ||
+            v.create(std::max<VkDeviceSize>(VkDeviceSize{n} * 4 * valueWords, 8), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT) !=
+                VK_SUCCESS)
             return ::testing::AssertionFailure() << "creating the key / value buffers failed";
-        std::memcpy(k.data(), keys.data(), keys.size() * 4);
-        std::memcpy(v.data(), order.data(), order.size() * 4);
+        auto *kw = reinterpret_cast<std::uint32_t *>(k.data());
+        auto *vw = reinterpret_cast<std::uint32_t *>(v.data());
+        for (std::size_t i = 0; i < n; ++i) {
+            kw[i * keyWords] = static_cast<std::uint32_t>(keys[i]);
+            if (keyWords == 2) kw[i * 2 + 1] = static_cast<std::uint32_t>(keys[i] >> 32);
+            vw[i * valueWords] = static_cast<std::uint32_t>(i);
+            if (valueWords == 2) vw[i * 2 + 1] = highWord(static_cast<std::uint32_t>(i));
+        }
         k.flush();
         v.flush();
         return ::testing::AssertionSuccess();
     }
 
-    // Positions that differ from the expected result: the first `sorted` inputs stably sorted by
-    // `type` in `dir`, with their indices when `values`, then the other inputs untouched. Reports
-    // the first five.
-    std::size_t mismatches(SortKey type, SortOrder dir, bool values, std::size_t sorted) {
-        std::vector<std::uint32_t> expected(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(sorted));
-        std::stable_sort(expected.begin(), expected.end(), [&](std::uint32_t a, std::uint32_t b) {
-            return dir == SortOrder::Ascending ? keyLess(type, keys[a], keys[b]) : keyLess(type, keys[b], keys[a]);
-        });
-        expected.insert(expected.end(), order.begin() + static_cast<std::ptrdiff_t>(sorted), order.end());
+    // The order-preserving unsigned image of a key, whose bits a bit range selects.
+    static std::uint64_t ordered(SortKey type, std::uint64_t key) {
+        switch (type) {
+        case SortKey::Uint32:
+        case SortKey::Uint64: return key;
+        case SortKey::Int32: return key ^ 0x80000000u;
+        case SortKey::Int64: return key ^ 0x8000000000000000u;
+        case SortKey::Float32: return (key & 0x80000000u) ? (~key & 0xFFFFFFFFu) : key ^ 0x80000000u;
+        case SortKey::Float64: return (key >> 63) ? ~key : key ^ 0x8000000000000000u;
+        }
+        return key;
+    }
+
+    // Positions that differ from the expected result: the first `sorted` inputs stably sorted
+    // (by the whole key, or by the bit range of its ordered image), then the other inputs
+    // untouched. Reports the first five.
+    std::size_t mismatches(const SortSpec &spec, std::size_t sorted) {
+        std::vector<std::uint32_t> expected(keys.size());
+        std::iota(expected.begin(), expected.end(), 0u);
+        const std::uint32_t width = 32 * keyWords;
+        const std::uint32_t end = spec.endBit == 0 ? width : spec.endBit;
+        const bool range = spec.beginBit != 0 || end != width;
+        auto less = [&](std::uint32_t a, std::uint32_t b) {
+            if (range) {
+                const std::uint64_t m = (end - spec.beginBit == 64) ? ~std::uint64_t{0}
+                                                                   : ((std::uint64_t{1} << (end - spec.beginBit)) - 1);
+                const std::uint64_t da = (ordered(spec.key, keys[a]) >> spec.beginBit) & m;
+                const std::uint64_t db = (ordered(spec.key, keys[b]) >> spec.beginBit) & m;
+                return spec.order == SortOrder::Ascending ? da < db : db < da;
+            }
+            return spec.order == SortOrder::Ascending ? keyLess(spec.key, keys[a], keys[b])
+                                                      : keyLess(spec.key, keys[b], keys[a]);
+        };
+        std::stable_sort(expected.begin(), expected.begin() + static_cast<std::ptrdiff_t>(sorted), less);
         k.invalidate();
         v.invalidate();
-        const auto *gotKeys = reinterpret_cast<const std::uint32_t *>(k.data());
-        const auto *gotValues = reinterpret_cast<const std::uint32_t *>(v.data());
+        const auto *kw = reinterpret_cast<const std::uint32_t *>(k.data());
+        const auto *vw = reinterpret_cast<const std::uint32_t *>(v.data());
+        const bool values = spec.values != SortValues::None;
         std::size_t bad = 0;
         for (std::size_t i = 0; i < keys.size(); ++i) {
-            const std::uint32_t want = keys[expected[i]];
-            const bool ok = gotKeys[i] == want && (!values || gotValues[i] == expected[i]);
+            const std::uint32_t from = expected[i];
+            std::uint64_t got = kw[i * keyWords];
+            if (keyWords == 2) got |= std::uint64_t{kw[i * 2 + 1]} << 32;
+            bool ok = got == keys[from];
+            if (values) {
+                ok = ok && vw[i * valueWords] == from;
+                if (valueWords == 2) ok = ok && vw[i * 2 + 1] == highWord(from);
+            }
             if (!ok && bad++ < 5) {
-                ADD_FAILURE() << "position " << i << ": key 0x" << std::hex << gotKeys[i] << " value " << std::dec
-                              << (values ? gotValues[i] : 0) << ", expected key 0x" << std::hex << want
-                              << " value " << std::dec << expected[i];
+                ADD_FAILURE() << "position " << i << ": key 0x" << std::hex << got << " value " << std::dec
+                              << (values ? vw[i * valueWords] : 0) << ", expected key 0x" << std::hex << keys[from]
+                              << " value " << std::dec << from;
             }
         }
         return bad;
@@ -171,59 +242,75 @@ void computeToHost(VkCommandBuffer cmd) {
                   VK_ACCESS_HOST_READ_BIT);
 }
 
+const char *pathName(SortPath p) {
+    return p == SortPath::Onesweep ? "onesweep" : p == SortPath::ReduceThenScan ? "reduce-then-scan" : "auto";
+}
+
 struct Case {
-    SortKey key = SortKey::Uint32;
-    SortOrder order = SortOrder::Ascending;
-    bool values = true;
+    SortSpec spec;
     std::uint32_t count = 0;
     Dist dist = Dist::Random;
-    vkfx::SortPath path = vkfx::SortPath::Auto;
+    SortPath path = SortPath::Onesweep;
 
     std::string describe() const {
-        return std::string(path == vkfx::SortPath::Onesweep ? "onesweep " : path == vkfx::SortPath::ReduceThenScan ? "reduce-then-scan " : "") + keyName(key) + (order == SortOrder::Descending ? " descending" : " ascending") +
-               (values ? " +values" : "") + " n=" + std::to_string(count) + " " + distName(dist);
+        return std::string(pathName(path)) + " " + keyName(spec.key) +
+               (spec.order == SortOrder::Descending ? " descending" : " ascending") +
+               (spec.values == SortValues::Bits32   ? " +values32"
+                : spec.values == SortValues::Bits64 ? " +values64"
+                                                    : "") +
+               (spec.beginBit != 0 || spec.endBit != 0
+                    ? " bits " + std::to_string(spec.beginBit) + ".." + std::to_string(spec.endBit)
+                    : "") +
+               " n=" + std::to_string(count) + " " + distName(dist);
     }
 };
+
+const SortPath kPaths[] = {SortPath::Onesweep, SortPath::ReduceThenScan};
 
 class SortTest : public GpuTest {
   protected:
     // Sorts the case's keys on the GPU (a fresh Sorter with maxCount = count + 3) and compares
-    // with std::stable_sort; values are the input indices.
-    void check(const Case &c, std::uint32_t seed) {
+    // with std::stable_sort.
+    void check(const Case &c, std::uint64_t seed) {
         SCOPED_TRACE(c.describe());
-        std::mt19937 rng(seed);
+        std::mt19937_64 rng(seed);
         SortJob job;
-        ASSERT_TRUE(job.upload(makeKeys(c.key, c.dist, c.count, rng)));
+        ASSERT_TRUE(job.upload(c.spec, makeKeys(c.spec.key, c.dist, c.count, rng)));
         vkfx::Sorter sorter;
-        ASSERT_EQ(vkfx::Sorter::create(ctx().vkfx, {.key = c.key, .order = c.order,
-                                                    .values = c.values ? vkfx::SortValues::Bits32 : vkfx::SortValues::None,
-                                                    .maxCount = c.count + 3, .path = c.path},
+        ASSERT_EQ(vkfx::Sorter::create(ctx().vkfx,
+                                       {.key = c.spec.key, .order = c.spec.order, .values = c.spec.values,
+                                        .maxCount = c.count + 3, .path = c.path},
                                        &sorter),
                   VK_SUCCESS)
             << vkfx::lastError();
+        ASSERT_EQ(sorter.path(), c.path);
         VkResult recorded = VK_ERROR_UNKNOWN;
         ASSERT_EQ(submitAndWait([&](VkCommandBuffer cmd) {
                       hostToCompute(cmd);
-                      vkfx::SortInfo info{.keys = {job.k.handle(), 0}, .values = {}, .count = c.count};
-                      if (c.values) info.values = {job.v.handle(), 0};
+                      vkfx::SortInfo info{.keys = {job.k.handle(), 0},
+                                          .values = {},
+                                          .count = c.count,
+                                          .beginBit = c.spec.beginBit,
+                                          .endBit = c.spec.endBit};
+                      if (c.spec.values != SortValues::None) info.values = {job.v.handle(), 0};
                       recorded = sorter.record(cmd, info);
                       computeToHost(cmd);
                   }),
                   VK_SUCCESS);
         ASSERT_EQ(recorded, VK_SUCCESS) << vkfx::lastError();
-        EXPECT_EQ(job.mismatches(c.key, c.order, c.values, c.count), 0u) << "of " << c.count << " positions";
+        EXPECT_EQ(job.mismatches(c.spec, c.count), 0u) << "of " << c.count << " positions";
     }
 };
 
 const std::uint32_t kSizes[] = {0, 1, 2, 255, 256, 257, 4095, 4096, 4097, 65537};
 
 TEST_F(SortTest, Uint32KeysWithIndicesMatchStableSortForEverySizeAndDistribution) {
-    std::uint32_t seed = 1;
-    for (vkfx::SortPath path : {vkfx::SortPath::Onesweep, vkfx::SortPath::ReduceThenScan}) {
+    std::uint64_t seed = 1;
+    for (SortPath path : kPaths) {
         for (std::uint32_t n : kSizes) {
             for (Dist d : {Dist::Random, Dist::AllEqual, Dist::Sorted, Dist::Reversed, Dist::FewUnique,
                            Dist::TopByte, Dist::BottomByte}) {
-                check({.key = SortKey::Uint32, .values = true, .count = n, .dist = d, .path = path}, seed++);
+                check({.spec = {}, .count = n, .dist = d, .path = path}, seed++);
             }
         }
     }
@@ -231,91 +318,151 @@ TEST_F(SortTest, Uint32KeysWithIndicesMatchStableSortForEverySizeAndDistribution
 
 TEST_F(SortTest, OneMillionKeysMatchStableSort) {
     for (Dist d : {Dist::Random, Dist::FewUnique, Dist::Reversed})
-        check({.key = SortKey::Uint32, .values = true, .count = 1u << 20, .dist = d}, 100 + static_cast<std::uint32_t>(d));
+        check({.spec = {}, .count = 1u << 20, .dist = d, .path = SortPath::Onesweep}, 100 + static_cast<std::uint64_t>(d));
+    check({.spec = {}, .count = 1u << 20, .dist = Dist::Random, .path = SortPath::ReduceThenScan}, 110);
 }
 
 // 2^24 and 2^26 keys: on GPUs only (minutes on lavapipe).
 TEST_F(SortTest, LargeCountsMatchStableSortOnGpus) {
     if (ctx().isCpu()) GTEST_SKIP() << "2^24 and 2^26 keys run on GPUs only";
-    check({.key = SortKey::Uint32, .values = true, .count = 1u << 24, .dist = Dist::Random}, 200);
-    check({.key = SortKey::Float32, .values = true, .count = 1u << 26, .dist = Dist::Specials}, 201);
+    for (SortPath path : kPaths) {
+        check({.spec = {}, .count = 1u << 24, .dist = Dist::Random, .path = path}, 200);
+        check({.spec = {.key = SortKey::Float32}, .count = 1u << 26, .dist = Dist::Specials, .path = path}, 201);
+    }
+    check({.spec = {.key = SortKey::Uint64, .values = SortValues::Bits64}, .count = 1u << 24, .dist = Dist::Random}, 202);
 }
 
-TEST_F(SortTest, EveryKeyTypeAndOrderWithAndWithoutValues) {
-    std::uint32_t seed = 1000;
-    for (SortKey k : {SortKey::Uint32, SortKey::Int32, SortKey::Float32}) {
+TEST_F(SortTest, EveryKeyTypeOrderAndValueWidth) {
+    std::uint64_t seed = 1000;
+    for (SortKey k : {SortKey::Uint32, SortKey::Int32, SortKey::Float32, SortKey::Uint64, SortKey::Int64,
+                      SortKey::Float64}) {
         for (SortOrder o : {SortOrder::Ascending, SortOrder::Descending}) {
-            for (bool values : {true, false}) {
-                for (std::uint32_t n : {257u, 4097u, 20000u}) {
-                    for (Dist d : {Dist::Random, Dist::FewUnique, Dist::Specials})
-                        check({.key = k, .order = o, .values = values, .count = n, .dist = d}, seed++);
+            for (SortValues v : {SortValues::None, SortValues::Bits32, SortValues::Bits64}) {
+                for (std::uint32_t n : {257u, 9000u}) {
+                    for (Dist d : {Dist::Random, Dist::FewUnique, Dist::Specials}) {
+                        // Both paths, alternately.
+                        check({.spec = {.key = k, .order = o, .values = v}, .count = n, .dist = d,
+                               .path = kPaths[seed % 2]},
+                              seed);
+                        ++seed;
+                    }
                 }
             }
         }
     }
 }
 
+// Bit ranges sort by the selected bits only (stably: equal selected bits keep input order), with
+// one pass per 8 bits; odd pass counts end in the caller's buffers too.
+TEST_F(SortTest, BitRangesSortBySelectedBitsOnly) {
+    struct Range {
+        SortKey key;
+        std::uint32_t begin, end;
+    } ranges[] = {{SortKey::Uint32, 0, 24}, {SortKey::Uint32, 8, 16}, {SortKey::Uint32, 4, 13},
+                  {SortKey::Uint32, 31, 32}, {SortKey::Uint32, 0, 1},   {SortKey::Float32, 16, 32},
+                  {SortKey::Uint64, 0, 40},  {SortKey::Uint64, 20, 44}, {SortKey::Uint64, 32, 64},
+                  {SortKey::Uint64, 60, 64}, {SortKey::Int64, 3, 61}};
+    std::uint64_t seed = 3000;
+    for (SortPath path : kPaths) {
+        for (const Range &r : ranges) {
+            for (SortOrder o : {SortOrder::Ascending, SortOrder::Descending}) {
+                check({.spec = {.key = r.key, .order = o, .values = SortValues::Bits32, .beginBit = r.begin,
+                                .endBit = r.end},
+                       .count = 9001,
+                       .dist = Dist::Random,
+                       .path = path},
+                      seed++);
+            }
+        }
+    }
+}
+
+TEST_F(SortTest, AutoPathFollowsTheDocumentedRule) {
+    vkfx::Sorter sorter;
+    ASSERT_EQ(vkfx::Sorter::create(ctx().vkfx, {.maxCount = 100}, &sorter), VK_SUCCESS) << vkfx::lastError();
+    const VkPhysicalDeviceProperties &p = ctx().vkfx.properties();
+    const bool onesweep = p.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU || p.vendorID == 0x10DE ||
+                          p.vendorID == 0x1002 || p.vendorID == 0x8086;
+    EXPECT_EQ(sorter.path(), onesweep ? SortPath::Onesweep : SortPath::ReduceThenScan);
+}
+
 TEST_F(SortTest, TwoSortsInOneCommandBufferWithCallerScratchOfGarbage) {
     const std::uint32_t n = 10000;
-    vkfx::SorterCreateInfo ci{.key = SortKey::Float32, .values = vkfx::SortValues::Bits32, .maxCount = n, .ownScratch = false};
-    vkfx::Sorter sorter;
-    ASSERT_EQ(vkfx::Sorter::create(ctx().vkfx, ci, &sorter), VK_SUCCESS) << vkfx::lastError();
-    vkfx::ScratchRequirements req = vkfx::Sorter::scratchRequirements(ctx().vkfx, ci, n);
-    ASSERT_GT(req.size, VkDeviceSize{n} * 8);
-    Buffer scratch;
-    ASSERT_EQ(scratch.create(req.size + req.alignment, req.usage), VK_SUCCESS);
-    std::mt19937 rng(7);
-    for (VkDeviceSize i = 0; i < scratch.size(); ++i) scratch.data()[i] = static_cast<std::uint8_t>(rng());
-    scratch.flush();
-    SortJob jobs[2];
-    for (SortJob &j : jobs) ASSERT_TRUE(j.upload(makeKeys(SortKey::Float32, Dist::Specials, n, rng)));
-    VkResult r[2] = {VK_ERROR_UNKNOWN, VK_ERROR_UNKNOWN};
-    ASSERT_EQ(submitAndWait([&](VkCommandBuffer cmd) {
-                  hostToCompute(cmd);
-                  for (int i = 0; i < 2; ++i) {
-                      r[i] = sorter.record(cmd, {.keys = {jobs[i].k.handle(), 0}, .values = {jobs[i].v.handle(), 0},
-                                                 .count = n, .scratchBuffer = scratch.handle(),
-                                                 .scratchOffset = req.alignment, .scratchSize = req.size});
-                  }
-                  computeToHost(cmd);
-              }),
-              VK_SUCCESS);
-    for (int i = 0; i < 2; ++i) {
-        ASSERT_EQ(r[i], VK_SUCCESS) << vkfx::lastError();
-        EXPECT_EQ(jobs[i].mismatches(SortKey::Float32, SortOrder::Ascending, true, n), 0u) << "sort " << i;
+    for (SortPath path : kPaths) {
+        SCOPED_TRACE(pathName(path));
+        vkfx::SorterCreateInfo ci{.key = SortKey::Float32, .values = SortValues::Bits32, .maxCount = n, .path = path,
+                                  .ownScratch = false};
+        vkfx::Sorter sorter;
+        ASSERT_EQ(vkfx::Sorter::create(ctx().vkfx, ci, &sorter), VK_SUCCESS) << vkfx::lastError();
+        vkfx::ScratchRequirements req = vkfx::Sorter::scratchRequirements(ctx().vkfx, ci, n);
+        ASSERT_GT(req.size, VkDeviceSize{n} * 8);
+        Buffer scratch;
+        ASSERT_EQ(scratch.create(req.size + req.alignment, req.usage), VK_SUCCESS);
+        std::mt19937_64 rng(7);
+        for (VkDeviceSize i = 0; i < scratch.size(); ++i) scratch.data()[i] = static_cast<std::uint8_t>(rng());
+        scratch.flush();
+        const SortSpec spec{.key = SortKey::Float32};
+        SortJob jobs[2];
+        for (SortJob &j : jobs) ASSERT_TRUE(j.upload(spec, makeKeys(SortKey::Float32, Dist::Specials, n, rng)));
+        VkResult r[2] = {VK_ERROR_UNKNOWN, VK_ERROR_UNKNOWN};
+        ASSERT_EQ(submitAndWait([&](VkCommandBuffer cmd) {
+                      hostToCompute(cmd);
+                      for (int i = 0; i < 2; ++i) {
+                          r[i] = sorter.record(cmd, {.keys = {jobs[i].k.handle(), 0},
+                                                     .values = {jobs[i].v.handle(), 0},
+                                                     .count = n,
+                                                     .scratchBuffer = scratch.handle(),
+                                                     .scratchOffset = req.alignment,
+                                                     .scratchSize = req.size});
+                      }
+                      computeToHost(cmd);
+                  }),
+                  VK_SUCCESS);
+        for (int i = 0; i < 2; ++i) {
+            ASSERT_EQ(r[i], VK_SUCCESS) << vkfx::lastError();
+            EXPECT_EQ(jobs[i].mismatches(spec, n), 0u) << "sort " << i;
+        }
     }
 }
 
 // The count comes from a buffer filled by an earlier command (never read back): smaller than the
 // capacity, 0, 1, the capacity, and above it (clamped to maxCount).
 TEST_F(SortTest, IndirectCountsSortExactlyThatManyKeys) {
-    const std::uint32_t capacity = 5000;
-    vkfx::Sorter sorter;
-    ASSERT_EQ(vkfx::Sorter::create(ctx().vkfx, {.key = SortKey::Int32, .values = vkfx::SortValues::Bits32, .maxCount = capacity}, &sorter),
-              VK_SUCCESS)
-        << vkfx::lastError();
-    std::mt19937 rng(11);
-    for (std::uint32_t n : {0u, 1u, 2u, 777u, 2049u, capacity, capacity + 100}) {
-        SCOPED_TRACE("indirect count " + std::to_string(n));
-        SortJob job;
-        ASSERT_TRUE(job.upload(makeKeys(SortKey::Int32, Dist::FewUnique, capacity + 100, rng)));
-        Buffer count;
-        ASSERT_EQ(count.create(4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT), VK_SUCCESS);
-        VkResult recorded = VK_ERROR_UNKNOWN;
-        ASSERT_EQ(submitAndWait([&](VkCommandBuffer cmd) {
-                      vkCmdFillBuffer(cmd, count.handle(), 0, 4, n);
-                      memoryBarrier(cmd, VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
-                                    VK_ACCESS_HOST_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
-                                    VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                                    VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
-                      recorded = sorter.recordIndirect(cmd, {.keys = {job.k.handle(), 0}, .values = {job.v.handle(), 0},
-                                                             .countBuffer = {count.handle(), 0}});
-                      computeToHost(cmd);
-                  }),
-                  VK_SUCCESS);
-        ASSERT_EQ(recorded, VK_SUCCESS) << vkfx::lastError();
-        // The first min(n, capacity) keys sorted, the rest untouched.
-        EXPECT_EQ(job.mismatches(SortKey::Int32, SortOrder::Ascending, true, std::min(n, capacity)), 0u);
+    const std::uint32_t capacity = 9000;
+    const SortSpec spec{.key = SortKey::Int32};
+    for (SortPath path : kPaths) {
+        vkfx::Sorter sorter;
+        ASSERT_EQ(vkfx::Sorter::create(ctx().vkfx,
+                                       {.key = SortKey::Int32, .values = SortValues::Bits32, .maxCount = capacity,
+                                        .path = path},
+                                       &sorter),
+                  VK_SUCCESS)
+            << vkfx::lastError();
+        std::mt19937_64 rng(11);
+        for (std::uint32_t n : {0u, 1u, 2u, 777u, 4097u, capacity, capacity + 100}) {
+            SCOPED_TRACE(std::string(pathName(path)) + " indirect count " + std::to_string(n));
+            SortJob job;
+            ASSERT_TRUE(job.upload(spec, makeKeys(SortKey::Int32, Dist::FewUnique, capacity + 100, rng)));
+            Buffer count;
+            ASSERT_EQ(count.create(4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT),
+                      VK_SUCCESS);
+            VkResult recorded = VK_ERROR_UNKNOWN;
+            ASSERT_EQ(submitAndWait([&](VkCommandBuffer cmd) {
+                          vkCmdFillBuffer(cmd, count.handle(), 0, 4, n);
+                          memoryBarrier(cmd, VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                                        VK_ACCESS_HOST_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                                        VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                                        VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+                          recorded = sorter.recordIndirect(cmd, {.keys = {job.k.handle(), 0},
+                                                                 .values = {job.v.handle(), 0},
+                                                                 .countBuffer = {count.handle(), 0}});
+                          computeToHost(cmd);
+                      }),
+                      VK_SUCCESS);
+            ASSERT_EQ(recorded, VK_SUCCESS) << vkfx::lastError();
+            // The first min(n, capacity) keys sorted, the rest untouched.
+            EXPECT_EQ(job.mismatches(spec, std::min(n, capacity)), 0u);
+        }
     }
 }
 
@@ -325,7 +472,7 @@ class SortBadInput : public GpuTest {
   protected:
     void SetUp() override {
         GpuTest::SetUp();
-        ASSERT_EQ(vkfx::Sorter::create(ctx().vkfx, {.values = vkfx::SortValues::Bits32, .maxCount = 1000}, &sorter), VK_SUCCESS);
+        ASSERT_EQ(vkfx::Sorter::create(ctx().vkfx, {.values = SortValues::Bits32, .maxCount = 1000}, &sorter), VK_SUCCESS);
         ASSERT_EQ(keys.create(4096 * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT), VK_SUCCESS);
         ASSERT_EQ(values.create(4096 * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT), VK_SUCCESS);
     }
@@ -407,6 +554,27 @@ TEST_F(SortBadInput, IndirectWithoutCountBufferIsRejected) {
               VK_SUCCESS);
     EXPECT_EQ(result, VK_ERROR_VALIDATION_FAILED_EXT);
     EXPECT_NE(std::string(vkfx::lastError()).find("countBuffer"), std::string::npos) << vkfx::lastError();
+}
+
+TEST_F(SortBadInput, EmptyOrOutOfRangeBitRangeIsRejected) {
+    vkfx::SortInfo info = good();
+    info.beginBit = 8;
+    info.endBit = 8;
+    expectRejected(info, "bit range");
+    info.beginBit = 0;
+    info.endBit = 33;
+    expectRejected(info, "bit range");
+}
+
+TEST_F(SortBadInput, UnknownValuesOrPathIsRejected) {
+    vkfx::Sorter s;
+    EXPECT_EQ(vkfx::Sorter::create(ctx().vkfx, {.values = static_cast<SortValues>(3), .maxCount = 10}, &s),
+              VK_ERROR_VALIDATION_FAILED_EXT);
+    EXPECT_NE(std::string(vkfx::lastError()).find("values"), std::string::npos);
+    EXPECT_EQ(vkfx::Sorter::create(ctx().vkfx, {.maxCount = 10, .path = static_cast<SortPath>(7)}, &s),
+              VK_ERROR_VALIDATION_FAILED_EXT);
+    EXPECT_NE(std::string(vkfx::lastError()).find("path"), std::string::npos);
+    EXPECT_FALSE(s.valid());
 }
 
 TEST_F(SortBadInput, NullCommandBufferIsRejected) {
