@@ -1,10 +1,17 @@
 // vkfx-bench: times vkfx's kernels against what an engine would use instead, on any Vulkan device.
 //
-//   vkfx-bench [--device NAME] [--quick] [--reps N] [--warmup N] [--filter A,B,...]
+//   vkfx-bench [downsample|sort] [--device NAME] [--quick] [--reps N] [--warmup N] [--filter A,B,...]
 //              [--csv FILE] [--json FILE] [--no-evict] [--evict-mib N] [--copy-mib N] [--list]
 //              [--verbose]
 //
-// Downsample (the only mode so far). For every case (format, extent, layers, reduction) it builds
+// Sort (`vkfx-bench sort`). vkfx::Sorter::record of n = 2^16 .. 2^28 uint32 and float32 keys,
+// alone and with 32-bit values, on both paths (Onesweep, reduce-then-scan), plus recordIndirect
+// rows (the count in a GPU buffer); the input is restored from an unsorted copy before every
+// repetition, outside the timed region. Each row gives GKeys/s (median) and the fraction of the
+// traffic floor of an 8-bit LSD sort (36 bytes per key, 68 with values) at the copy ceiling.
+// --quick: 2^16 and 2^18 only.
+//
+// Downsample (the default mode). For every case (format, extent, layers, reduction) it builds
 // the whole mip chain three ways, in the same run, on the same image:
 //   vkfx   vkfx::Downsampler::record: every level of every layer in one dispatch;
 //   blit   a vkCmdBlitImage chain (linear filter, level k -> k+1) with one image barrier between
@@ -51,6 +58,7 @@
 #include <vkfx/spirv/bench.hpp>
 #include <vkfx/spirv/bench_chain.hpp>
 #include <vkfx/spirv/bench_fill.hpp>
+#include <vkfx/spirv/bench_keys.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -78,6 +86,7 @@ constexpr std::uint32_t kTile = 8;            // local size of chain.comp and fi
 // --- options -------------------------------------------------------------------------------------
 
 struct Options {
+    std::string mode = "downsample"; // "downsample" or "sort"
     std::string device;
     bool quick = false;
     std::uint32_t reps = 30;
@@ -94,7 +103,7 @@ struct Options {
 void usage(std::FILE *out) {
     std::fprintf(
         out,
-        "usage: vkfx-bench [options]\n"
+        "usage: vkfx-bench [downsample|sort] [options]\n"
         "  --device NAME    run on the first device whose name contains NAME (any case);\n"
         "                   default: the first GPU, else lavapipe\n"
         "  --quick          small sizes only, 3 repetitions, small copy/eviction buffers (CI)\n"
@@ -175,6 +184,8 @@ Options parseOptions(int argc, char **argv) {
             o.list = true;
         } else if (a == "--verbose") {
             o.verbose = true;
+        } else if (a == "sort" || a == "downsample") {
+            o.mode = a;
         } else {
             usage(stderr);
             die("unknown option '" + a + "'");
@@ -259,6 +270,42 @@ std::vector<Case> allCases() {
 using vkfx::detail::fullChainLevels;
 using vkfx::detail::mipExtent;
 
+// Sort: n = 2^16 .. 2^28 keys, uint32 and float32, keys alone and with 32-bit values, both
+// paths; and GPU-side counts (recordIndirect).
+struct SortCase {
+    std::string name;
+    vkfx::SortKey key;
+    bool pairs;
+    vkfx::SortPath path;
+    bool indirect;
+    std::uint32_t log2Count;
+    bool quick;
+};
+
+std::vector<SortCase> allSortCases() {
+    std::vector<SortCase> cases;
+    auto add = [&](vkfx::SortKey key, bool pairs, vkfx::SortPath path, bool indirect, std::uint32_t log2) {
+        const std::string name = std::string(key == vkfx::SortKey::Float32 ? "float32" : "uint32") +
+                                 (pairs ? " pairs" : " keys") + " 2^" + std::to_string(log2) +
+                                 (path == vkfx::SortPath::Onesweep ? " onesweep" : " reduce-then-scan") +
+                                 (indirect ? " indirect" : "");
+        cases.push_back({name, key, pairs, path, indirect, log2, log2 <= 18});
+    };
+    for (std::uint32_t log2 = 16; log2 <= 28; log2 += 2) {
+        for (vkfx::SortKey key : {vkfx::SortKey::Uint32, vkfx::SortKey::Float32}) {
+            for (bool pairs : {false, true}) {
+                for (vkfx::SortPath path : {vkfx::SortPath::Onesweep, vkfx::SortPath::ReduceThenScan})
+                    add(key, pairs, path, false, log2);
+            }
+        }
+    }
+    for (std::uint32_t log2 : {16u, 24u}) {
+        for (bool pairs : {false, true})
+            add(vkfx::SortKey::Uint32, pairs, vkfx::SortPath::Onesweep, true, log2);
+    }
+    return cases;
+}
+
 std::string utcNow() {
     std::time_t now = std::time(nullptr);
     char buf[32] = "unknown";
@@ -300,6 +347,7 @@ class Runner {
     void measureCeiling(RunInfo *info);
     std::string evictionText() const;
     Row run(const Case &c);
+    SortRow runSort(const SortCase &c);
 
   private:
     Timing measure(const Method &m);
@@ -322,6 +370,7 @@ class Runner {
     Options m_options;
     Kernel m_copy;
     Kernel m_fill[3];
+    Kernel m_keys;
     Kernel m_chainRgba8, m_chainSrgb8, m_chainRgba16f, m_chainR32fAvg, m_chainR32fMin;
     Buffer m_evictSrc, m_evictDst;
     VkQueryPool m_queries = VK_NULL_HANDLE;
@@ -344,6 +393,7 @@ Runner::Runner(Gpu &gpu, const Options &options) : m_gpu(gpu), m_options(options
     m_fill[1] =
         createKernel(gpu, bench_fill_rgba16f, sizeof(bench_fill_rgba16f), {kStorage}, 12, "fill");
     m_fill[2] = createKernel(gpu, bench_fill_r32f, sizeof(bench_fill_r32f), {kStorage}, 12, "fill");
+    m_keys = createKernel(gpu, bench_keys_fill, sizeof(bench_keys_fill), {kBuf}, 12, "keys");
     m_chainRgba8 = createKernel(gpu, bench_chain_rgba8_avg, sizeof(bench_chain_rgba8_avg),
                                 {kSampled, kStorage}, 8, "chain");
     m_chainSrgb8 = createKernel(gpu, bench_chain_srgb8_avg, sizeof(bench_chain_srgb8_avg),
@@ -380,7 +430,7 @@ Runner::~Runner() {
     destroyBuffer(m_gpu, m_evictDst);
     if (m_queries)
         vkDestroyQueryPool(m_gpu.device, m_queries, nullptr);
-    for (Kernel *k : {&m_copy, &m_fill[0], &m_fill[1], &m_fill[2], &m_chainRgba8, &m_chainSrgb8,
+    for (Kernel *k : {&m_copy, &m_fill[0], &m_fill[1], &m_fill[2], &m_keys, &m_chainRgba8, &m_chainSrgb8,
                       &m_chainRgba16f, &m_chainR32fAvg, &m_chainR32fMin}) {
         destroyKernel(m_gpu, *k);
     }
@@ -866,29 +916,178 @@ Row Runner::run(const Case &c) {
     return row;
 }
 
+SortRow Runner::runSort(const SortCase &c) {
+    SortRow row;
+    row.name = c.name;
+    row.key = c.key == vkfx::SortKey::Float32 ? "float32" : "uint32";
+    row.pairs = c.pairs;
+    row.indirect = c.indirect;
+    row.path = c.path == vkfx::SortPath::Onesweep ? "onesweep" : "reduce-then-scan";
+    row.log2Count = c.log2Count;
+    row.bytesPerKey = c.pairs ? 68 : 36;
+    const std::uint32_t n = 1u << c.log2Count;
+    const VkDeviceSize bytes = VkDeviceSize{n} * 4;
+    if (bytes > m_gpu.props.limits.maxStorageBufferRange || bytes > m_gpu.maxAllocation) {
+        row.skipped = "2^" + std::to_string(c.log2Count) + " keys exceed maxStorageBufferRange or maxMemoryAllocationSize";
+        return row;
+    }
+    vkfx::Sorter sorter;
+    VkResult r = vkfx::Sorter::create(m_gpu.vkfx,
+                                      {.key = c.key,
+                                       .values = c.pairs ? vkfx::SortValues::Bits32 : vkfx::SortValues::None,
+                                       .maxCount = n,
+                                       .path = c.path},
+                                      &sorter);
+    if (r != VK_SUCCESS) {
+        row.skipped = std::string("vkfx::Sorter::create: ") + vkfx::lastError();
+        return row;
+    }
+    const VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    Buffer pristine[2], work[2], count;
+    const int parts = c.pairs ? 2 : 1;
+    r = createBuffer(m_gpu, 4, usage, &count);
+    for (int i = 0; i < parts && r == VK_SUCCESS; ++i) {
+        r = createBuffer(m_gpu, bytes, usage, &pristine[i]);
+        if (r == VK_SUCCESS)
+            r = createBuffer(m_gpu, bytes, usage, &work[i]);
+    }
+    auto release = [&] {
+        for (Buffer *b : {&pristine[0], &pristine[1], &work[0], &work[1], &count})
+            destroyBuffer(m_gpu, *b);
+    };
+    if (r != VK_SUCCESS) {
+        release();
+        row.skipped = "not enough device memory for 2^" + std::to_string(c.log2Count) + " keys";
+        return row;
+    }
+    {
+        VkCommandBuffer cmd = beginCommands(m_gpu);
+        for (int i = 0; i < parts; ++i) {
+            const VkDescriptorBufferInfo out{pristine[i].buffer, 0, bytes};
+            const std::uint32_t push[3] = {n, m_seed++, i == 1 ? 2u : c.key == vkfx::SortKey::Float32 ? 1u : 0u};
+            bindKernel(m_gpu, cmd, m_keys, {bufferWrite(0, &out)}, push, sizeof(push));
+            vkCmdDispatch(cmd, std::min<std::uint32_t>((n + 255) / 256, 65535), 1, 1);
+        }
+        vkCmdFillBuffer(cmd, count.buffer, 0, 4, n);
+        submitAndWait(m_gpu);
+    }
+    // The unsorted input back in place, outside the timed region.
+    auto restore = [&](VkCommandBuffer cmd) {
+        for (int i = 0; i < parts; ++i)
+            recordCopy(cmd, pristine[i], work[i], bytes);
+        fullBarrier(cmd);
+    };
+    Method m;
+    m.prologue = restore;
+    m.afterEach = restore;
+    m.work = [&](VkCommandBuffer cmd) {
+        const vkfx::SortBuffer keys{work[0].buffer, 0};
+        const vkfx::SortBuffer values = c.pairs ? vkfx::SortBuffer{work[1].buffer, 0} : vkfx::SortBuffer{};
+        if (c.indirect)
+            return sorter.recordIndirect(cmd, {.keys = keys, .values = values, .countBuffer = {count.buffer, 0}}) ==
+                   VK_SUCCESS;
+        return sorter.record(cmd, {.keys = keys, .values = values, .count = n}) == VK_SUCCESS;
+    };
+    row.vkfx = measure(m);
+    release();
+    return row;
+}
+
 bool envFlag(const char *name) {
     const char *v = std::getenv(name);
     return v && std::strcmp(v, "1") == 0;
+}
+
+// Matches --filter (any of the comma-separated strings, any case).
+bool selected(const Options &options, const std::string &name) {
+    if (options.filters.empty())
+        return true;
+    const std::string lower = lowerCase(name);
+    return std::any_of(options.filters.begin(), options.filters.end(),
+                       [&](const std::string &f) { return lower.find(f) != std::string::npos; });
+}
+
+RunInfo runInfo(const Gpu &gpu, const Options &options) {
+    RunInfo info;
+    char ids[64];
+    std::snprintf(ids, sizeof(ids), ", vendor 0x%04x, device 0x%04x", gpu.props.vendorID, gpu.props.deviceID);
+    info.device = std::string(gpu.props.deviceName) + " (" + deviceTypeText(gpu.props.deviceType) + ids + ")";
+    info.driver = driverVersionText(gpu);
+    info.vulkan = versionText(gpu.props.apiVersion) + " (device), instance " + versionText(gpu.instanceVersion);
+    info.date = utcNow();
+    info.timestampPeriodNs = gpu.props.limits.timestampPeriod;
+    info.timestampValidBits = gpu.timestampValidBits;
+    info.reps = options.reps;
+    info.warmup = options.warmup;
+    info.quick = options.quick;
+    info.validation = gpu.validation;
+    return info;
+}
+
+// vkfx-bench sort: the sort table.
+int sortMain(const Options &options) {
+    std::vector<SortCase> cases;
+    for (const SortCase &c : allSortCases()) {
+        if ((!options.quick || c.quick) && selected(options, c.name))
+            cases.push_back(c);
+    }
+    if (options.list) {
+        for (const SortCase &c : cases)
+            std::printf("%s\n", c.name.c_str());
+        return 0;
+    }
+    if (cases.empty())
+        die("no row matches --filter (see --list)");
+    GpuOptions go;
+    go.deviceName = options.device;
+    go.validation = envFlag("VKFX_BENCH_VALIDATION");
+    Gpu gpu;
+    openGpu(go, &gpu);
+    RunInfo info = runInfo(gpu, options);
+    std::vector<SortRow> rows;
+    {
+        Runner runner(gpu, options);
+        info.eviction = runner.evictionText();
+        runner.measureCeiling(&info);
+        printHeader(stdout, info);
+        printSortTableHeader(stdout);
+        for (const SortCase &c : cases) {
+            rows.push_back(runner.runSort(c));
+            printSortRow(stdout, rows.back(), info.ceilingGBps);
+        }
+    }
+    printSortLegend(stdout);
+    std::size_t measured = 0, skipped = 0, failed = 0;
+    for (const SortRow &r : rows)
+        ++(!r.skipped.empty() ? skipped : r.vkfx.valid ? measured : failed);
+    std::printf("\nrows: %zu measured, %zu skipped (device limits), %zu failed\n", measured, skipped, failed);
+    bool filesOk = true;
+    if (!options.csv.empty())
+        filesOk = writeSortCsv(options.csv, info, rows) && filesOk;
+    if (!options.json.empty())
+        filesOk = writeSortJson(options.json, info, rows) && filesOk;
+    closeGpu(gpu);
+    const std::size_t messages = validationMessages();
+    if (messages) {
+        std::fprintf(stderr, "vkfx-bench: %zu validation message(s)\n", messages);
+        return 1;
+    }
+    if (!filesOk)
+        return 1;
+    return failed ? 2 : 0;
 }
 
 } // namespace
 
 int main(int argc, char **argv) {
     const Options options = parseOptions(argc, argv);
+    if (options.mode == "sort")
+        return sortMain(options);
 
     std::vector<Case> cases;
     for (const Case &c : allCases()) {
-        if (options.quick && !c.quick)
-            continue;
-        if (!options.filters.empty()) {
-            const std::string name = lowerCase(c.name);
-            if (std::none_of(
-                    options.filters.begin(), options.filters.end(),
-                    [&](const std::string &f) { return name.find(f) != std::string::npos; })) {
-                continue;
-            }
-        }
-        cases.push_back(c);
+        if ((!options.quick || c.quick) && selected(options, c.name))
+            cases.push_back(c);
     }
     if (options.list) {
         for (const Case &c : cases)
@@ -904,24 +1103,7 @@ int main(int argc, char **argv) {
     Gpu gpu;
     openGpu(go, &gpu);
 
-    RunInfo info;
-    {
-        char ids[64];
-        std::snprintf(ids, sizeof(ids), ", vendor 0x%04x, device 0x%04x", gpu.props.vendorID,
-                      gpu.props.deviceID);
-        info.device = std::string(gpu.props.deviceName) + " (" +
-                      deviceTypeText(gpu.props.deviceType) + ids + ")";
-    }
-    info.driver = driverVersionText(gpu);
-    info.vulkan = versionText(gpu.props.apiVersion) + " (device), instance " +
-                  versionText(gpu.instanceVersion);
-    info.date = utcNow();
-    info.timestampPeriodNs = gpu.props.limits.timestampPeriod;
-    info.timestampValidBits = gpu.timestampValidBits;
-    info.reps = options.reps;
-    info.warmup = options.warmup;
-    info.quick = options.quick;
-    info.validation = gpu.validation;
+    RunInfo info = runInfo(gpu, options);
 
     std::vector<Row> rows;
     {

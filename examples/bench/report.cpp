@@ -1,6 +1,7 @@
 #include "bench/report.hpp"
 
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <utility>
@@ -269,6 +270,108 @@ bool writeJson(const std::string &path, const RunInfo &info, const std::vector<R
             jsonNumber(v, vkfxGBps(r), 3).c_str(),
             jsonNumber(v, ceilingFraction(r, info.ceilingGBps), 5).c_str(),
             jsonNumber(speedup > 0, speedup, 4).c_str());
+    }
+    std::fprintf(f, "\n  ]\n}\n");
+    return closeFile(f, path);
+}
+
+double sortGKeys(const SortRow &row) {
+    return row.vkfx.valid ? std::ldexp(1.0, static_cast<int>(row.log2Count)) / (row.vkfx.medianUs * 1e3) : 0;
+}
+
+double floorFraction(const SortRow &row, double ceilingGBps) {
+    if (!row.vkfx.valid || ceilingGBps <= 0)
+        return 0;
+    const double floorUs = std::ldexp(1.0, static_cast<int>(row.log2Count)) * row.bytesPerKey / (ceilingGBps * 1e3);
+    return floorUs / row.vkfx.medianUs;
+}
+
+void printSortTableHeader(std::FILE *out) {
+    std::fprintf(out, "\n%-8s %-6s %-5s %-17s %-8s | %9s %9s | %8s | %5s | %8s\n", "key", "kind", "n",
+                 "path", "count", "median ms", "min ms", "GKeys/s", "B/key", "of floor");
+    std::fprintf(out, "%s\n", std::string(99, '-').c_str());
+}
+
+void printSortRow(std::FILE *out, const SortRow &row, double ceilingGBps) {
+    std::fprintf(out, "%-8s %-6s 2^%-3u %-17s %-8s | ", row.key.c_str(), row.pairs ? "pairs" : "keys",
+                 row.log2Count, row.path.c_str(), row.indirect ? "indirect" : "host");
+    if (!row.skipped.empty()) {
+        std::fprintf(out, "skipped: %s\n", row.skipped.c_str());
+        std::fflush(out);
+        return;
+    }
+    const bool v = row.vkfx.valid;
+    std::fprintf(out, "%9s %9s | %8s | %5.0f | %8s\n", v ? number(row.vkfx.medianUs / 1e3, 3).c_str() : timeCell(row.vkfx).c_str(),
+                 v ? number(row.vkfx.minUs / 1e3, 3).c_str() : "-", v ? number(sortGKeys(row), sortGKeys(row) < 1 ? 4 : 2).c_str() : "-",
+                 row.bytesPerKey, v ? (number(100.0 * floorFraction(row, ceilingGBps), 1) + "%").c_str() : "-");
+    if (row.vkfx.note.find(':') != std::string::npos)
+        std::fprintf(out, "    vkfx: %s\n", row.vkfx.note.c_str());
+    std::fflush(out);
+}
+
+void printSortLegend(std::FILE *out) {
+    static const char *const lines[] = {
+        "vkfx::Sorter::record (recordIndirect for \"indirect\": the count read from a GPU buffer),",
+        "in place, from the same unsorted input every repetition (restored outside the timed region)",
+        "keys       uint32: hashed bits; float32: uniform in [-1, 1); pairs: + a 32-bit value (the index)",
+        "GKeys/s    keys / median time (1e9 keys per second)",
+        "B/key      the traffic floor of an 8-bit LSD sort: 36 bytes per key, 68 with 32-bit values",
+        "of floor   (keys * B/key at the copy ceiling) / median time",
+    };
+    std::fprintf(out, "\n");
+    for (const char *line : lines)
+        std::fprintf(out, "%s\n", line);
+}
+
+bool writeSortCsv(const std::string &path, const RunInfo &info, const std::vector<SortRow> &rows) {
+    std::FILE *f = openFile(path);
+    if (!f)
+        return false;
+    std::fprintf(f, "device,driver,vulkan,date,ceiling_gbps,reps,warmup,eviction,key,pairs,count,path,count_from,"
+                    "median_us,min_us,gkeys_per_s,bytes_per_key,fraction_of_floor,note\n");
+    for (const SortRow &r : rows) {
+        const bool v = r.vkfx.valid;
+        const std::string note = !r.skipped.empty() ? "skipped: " + r.skipped : v ? "" : r.vkfx.note;
+        std::fprintf(f, "%s,%s,%s,%s,%.1f,%u,%u,%s,%s,%d,%.0f,%s,%s,%s,%s,%s,%.0f,%s,%s\n",
+                     csvField(info.device).c_str(), csvField(info.driver).c_str(), csvField(info.vulkan).c_str(),
+                     csvField(info.date).c_str(), info.ceilingGBps, info.reps, info.warmup,
+                     csvField(info.eviction).c_str(), r.key.c_str(), r.pairs ? 1 : 0,
+                     std::ldexp(1.0, static_cast<int>(r.log2Count)), r.path.c_str(), r.indirect ? "gpu" : "host",
+                     v ? number(r.vkfx.medianUs, 3).c_str() : "", v ? number(r.vkfx.minUs, 3).c_str() : "",
+                     v ? number(sortGKeys(r), 3).c_str() : "", r.bytesPerKey,
+                     v ? number(floorFraction(r, info.ceilingGBps), 4).c_str() : "", csvField(note).c_str());
+    }
+    return closeFile(f, path);
+}
+
+bool writeSortJson(const std::string &path, const RunInfo &info, const std::vector<SortRow> &rows) {
+    std::FILE *f = openFile(path);
+    if (!f)
+        return false;
+    std::fprintf(f, "{\n  \"benchmark\": \"sort\",\n");
+    std::fprintf(f, "  \"device\": %s,\n  \"driver\": %s,\n  \"vulkan\": %s,\n  \"date\": %s,\n",
+                 jsonString(info.device).c_str(), jsonString(info.driver).c_str(), jsonString(info.vulkan).c_str(),
+                 jsonString(info.date).c_str());
+    std::fprintf(f, "  \"reps\": %u,\n  \"warmup\": %u,\n  \"eviction\": %s,\n", info.reps, info.warmup,
+                 jsonString(info.eviction).c_str());
+    std::fprintf(f, "  \"ceiling_gbps\": %.3f,\n  \"quick\": %s,\n  \"validation\": %s,\n  \"rows\": [",
+                 info.ceilingGBps, info.quick ? "true" : "false", info.validation ? "true" : "false");
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const SortRow &r = rows[i];
+        std::fprintf(f,
+                     "%s\n    {\"name\": %s, \"key\": %s, \"pairs\": %s, \"count\": %.0f, \"path\": %s, "
+                     "\"count_from\": \"%s\", \"bytes_per_key\": %.0f,",
+                     i ? "," : "", jsonString(r.name).c_str(), jsonString(r.key).c_str(), r.pairs ? "true" : "false",
+                     std::ldexp(1.0, static_cast<int>(r.log2Count)), jsonString(r.path).c_str(),
+                     r.indirect ? "gpu" : "host", r.bytesPerKey);
+        if (!r.skipped.empty()) {
+            std::fprintf(f, " \"skipped\": %s}", jsonString(r.skipped).c_str());
+            continue;
+        }
+        const bool v = r.vkfx.valid;
+        std::fprintf(f, " \"vkfx\": %s, \"gkeys_per_s\": %s, \"fraction_of_floor\": %s}",
+                     jsonTiming(r.vkfx).c_str(), jsonNumber(v, sortGKeys(r), 4).c_str(),
+                     jsonNumber(v, floorFraction(r, info.ceilingGBps), 5).c_str());
     }
     std::fprintf(f, "\n  ]\n}\n");
     return closeFile(f, path);

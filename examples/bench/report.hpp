@@ -62,4 +62,28 @@ void printLegend(std::FILE *out);
 bool writeCsv(const std::string &path, const RunInfo &info, const std::vector<Row> &rows);
 bool writeJson(const std::string &path, const RunInfo &info, const std::vector<Row> &rows);
 
+// One sort case: a key type, with or without 32-bit values, a count and a path, timed in one run.
+struct SortRow {
+    std::string name;  // "uint32 pairs 2^24 onesweep": what --filter matches
+    std::string key;   // "uint32" / "float32"
+    bool pairs = false;
+    bool indirect = false; // the count comes from a GPU buffer (recordIndirect)
+    std::string path;      // "onesweep" / "reduce-then-scan"
+    std::uint32_t log2Count = 0;
+    double bytesPerKey = 0; // the traffic floor assumed: 36 (keys), 68 (with 32-bit values)
+    Timing vkfx;
+    std::string skipped;
+};
+
+// Keys per second (1e9) over the median; the floor's time (count * bytesPerKey at the copy
+// ceiling) over the median.
+double sortGKeys(const SortRow &row);
+double floorFraction(const SortRow &row, double ceilingGBps);
+
+void printSortTableHeader(std::FILE *out);
+void printSortRow(std::FILE *out, const SortRow &row, double ceilingGBps);
+void printSortLegend(std::FILE *out);
+bool writeSortCsv(const std::string &path, const RunInfo &info, const std::vector<SortRow> &rows);
+bool writeSortJson(const std::string &path, const RunInfo &info, const std::vector<SortRow> &rows);
+
 } // namespace bench
