@@ -350,6 +350,10 @@ class Runner {
     SortRow runSort(const SortCase &c);
 
   private:
+    // About 20 ms of copies (the eviction buffers), so that the GPU has left its idle clocks
+    // when the first repetition starts; the CPU work between rows (buffers, pipelines) lets it
+    // fall back to them.
+    void heat(VkCommandBuffer cmd) const;
     Timing measure(const Method &m);
     void recordCopy(VkCommandBuffer cmd, const Buffer &src, const Buffer &dst,
                     VkDeviceSize bytes) const;
@@ -463,6 +467,17 @@ void Runner::recordCopy(VkCommandBuffer cmd, const Buffer &src, const Buffer &ds
     std::uint32_t groups = (count + perGroup - 1) / perGroup;
     groups = std::clamp(groups, 1u, m_gpu.props.limits.maxComputeWorkGroupCount[0]);
     vkCmdDispatch(cmd, groups, 1, 1);
+}
+
+void Runner::heat(VkCommandBuffer cmd) const {
+    if (!m_options.evict)
+        return;
+    const double mib = static_cast<double>(m_evictSrc.size) / static_cast<double>(kMiB);
+    const auto copies = static_cast<std::uint32_t>(std::clamp(20.0 * 1024.0 / mib, 1.0, 200.0));
+    for (std::uint32_t i = 0; i < copies; ++i) {
+        recordCopy(cmd, m_evictSrc, m_evictDst, m_evictSrc.size);
+        fullBarrier(cmd);
+    }
 }
 
 Timing Runner::measure(const Method &m) {
@@ -978,7 +993,10 @@ SortRow Runner::runSort(const SortCase &c) {
         fullBarrier(cmd);
     };
     Method m;
-    m.prologue = restore;
+    m.prologue = [&](VkCommandBuffer cmd) {
+        heat(cmd);
+        restore(cmd);
+    };
     m.afterEach = restore;
     m.work = [&](VkCommandBuffer cmd) {
         const vkfx::SortBuffer keys{work[0].buffer, 0};
@@ -1007,8 +1025,31 @@ bool selected(const Options &options, const std::string &name) {
                        [&](const std::string &f) { return lower.find(f) != std::string::npos; });
 }
 
+// Opens the device the options name (validation with VKFX_BENCH_VALIDATION=1).
+void openBenchGpu(const Options &options, Gpu *gpu) {
+    GpuOptions go;
+    go.deviceName = options.device;
+    go.validation = envFlag("VKFX_BENCH_VALIDATION");
+    openGpu(go, gpu);
+}
+
+// Closes the device; the exit status: 1 on validation messages or unwritable files, 2 when a
+// workload failed, else 0.
+int finish(Gpu &gpu, bool filesOk, std::size_t failed) {
+    closeGpu(gpu);
+    const std::size_t messages = validationMessages();
+    if (messages) {
+        std::fprintf(stderr, "vkfx-bench: %zu validation message(s)\n", messages);
+        return 1;
+    }
+    if (!filesOk)
+        return 1;
+    return failed ? 2 : 0;
+}
+
 RunInfo runInfo(const Gpu &gpu, const Options &options) {
     RunInfo info;
+    info.mode = options.mode;
     char ids[64];
     std::snprintf(ids, sizeof(ids), ", vendor 0x%04x, device 0x%04x", gpu.props.vendorID, gpu.props.deviceID);
     info.device = std::string(gpu.props.deviceName) + " (" + deviceTypeText(gpu.props.deviceType) + ids + ")";
@@ -1038,11 +1079,8 @@ int sortMain(const Options &options) {
     }
     if (cases.empty())
         die("no row matches --filter (see --list)");
-    GpuOptions go;
-    go.deviceName = options.device;
-    go.validation = envFlag("VKFX_BENCH_VALIDATION");
     Gpu gpu;
-    openGpu(go, &gpu);
+    openBenchGpu(options, &gpu);
     RunInfo info = runInfo(gpu, options);
     std::vector<SortRow> rows;
     {
@@ -1066,15 +1104,7 @@ int sortMain(const Options &options) {
         filesOk = writeSortCsv(options.csv, info, rows) && filesOk;
     if (!options.json.empty())
         filesOk = writeSortJson(options.json, info, rows) && filesOk;
-    closeGpu(gpu);
-    const std::size_t messages = validationMessages();
-    if (messages) {
-        std::fprintf(stderr, "vkfx-bench: %zu validation message(s)\n", messages);
-        return 1;
-    }
-    if (!filesOk)
-        return 1;
-    return failed ? 2 : 0;
+    return finish(gpu, filesOk, failed);
 }
 
 } // namespace
@@ -1097,11 +1127,8 @@ int main(int argc, char **argv) {
     if (cases.empty())
         die("no row matches --filter (see --list)");
 
-    GpuOptions go;
-    go.deviceName = options.device;
-    go.validation = envFlag("VKFX_BENCH_VALIDATION");
     Gpu gpu;
-    openGpu(go, &gpu);
+    openBenchGpu(options, &gpu);
 
     RunInfo info = runInfo(gpu, options);
 
@@ -1140,13 +1167,5 @@ int main(int argc, char **argv) {
     if (!options.json.empty())
         filesOk = writeJson(options.json, info, rows) && filesOk;
 
-    closeGpu(gpu);
-    const std::size_t messages = validationMessages();
-    if (messages) {
-        std::fprintf(stderr, "vkfx-bench: %zu validation message(s)\n", messages);
-        return 1;
-    }
-    if (!filesOk)
-        return 1;
-    return failed ? 2 : 0;
+    return finish(gpu, filesOk, failed);
 }

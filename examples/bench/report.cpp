@@ -118,7 +118,7 @@ double speedupOverBlit(const Row &row) {
 }
 
 void printHeader(std::FILE *out, const RunInfo &info) {
-    std::fprintf(out, "vkfx-bench: downsample%s\n",
+    std::fprintf(out, "vkfx-bench: %s%s\n", info.mode.c_str(),
                  info.quick ? " (--quick: small sizes, few repetitions)" : "");
     std::fprintf(out, "device     %s\n", info.device.c_str());
     std::fprintf(out, "driver     %s\n", info.driver.c_str());

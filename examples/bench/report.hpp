@@ -37,6 +37,7 @@ double ceilingFraction(const Row &row, double ceilingGBps);
 double speedupOverBlit(const Row &row);
 
 struct RunInfo {
+    std::string mode = "downsample"; // "downsample" or "sort"
     std::string device; // name (type, vendor / device id)
     std::string driver;
     std::string vulkan; // device API version

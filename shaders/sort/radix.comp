@@ -219,20 +219,29 @@ void main()
     }
     barrier();
 
+    // kKeysPerThread loads in flight per invocation, then their digits.
     bool copy = (pc.flags & kFlagCopy) != 0u;
-    uint first = group * kHistTiles * kTileKeys;
-    uint last = min(n, first + kHistTiles * kTileKeys);
-    for (uint i = first + t; i < last; i += kGroupSize) {
-        uvec2 raw = uvec2(keysIn[i * kKeyWords], kKeyWords == 2u ? keysIn[i * kKeyWords + 1u] : 0u);
-        if (copy) {
-            keysOut[i * kKeyWords] = raw.x;
-            if (kKeyWords == 2u) keysOut[i * kKeyWords + 1u] = raw.y;
-            for (uint w = 0u; w < kValueWords; ++w) valuesOut[i * kValueWords + w] = valuesIn[i * kValueWords + w];
+    for (uint h = 0u; h < kHistTiles; ++h) {
+        uint base = (group * kHistTiles + h) * kTileKeys;
+        if (base >= n) break; // uniform in the workgroup
+        uvec2 raw[kKeysPerThread];
+        [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) {
+            uint i = base + j * kGroupSize + t;
+            raw[j] = i < n ? uvec2(keysIn[i * kKeyWords], kKeyWords == 2u ? keysIn[i * kKeyWords + 1u] : 0u) : uvec2(0u);
         }
-        uvec2 k = toOrdered(raw);
-        for (uint p = 0u; p < passes; ++p) {
-            uint shift = passShift(p);
-            atomicAdd(sHist[p * 256u + digitOfKey(k, shift, passBits(p))], 1u);
+        [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) {
+            uint i = base + j * kGroupSize + t;
+            if (i >= n) continue;
+            if (copy) {
+                keysOut[i * kKeyWords] = raw[j].x;
+                if (kKeyWords == 2u) keysOut[i * kKeyWords + 1u] = raw[j].y;
+                for (uint w = 0u; w < kValueWords; ++w) valuesOut[i * kValueWords + w] = valuesIn[i * kValueWords + w];
+            }
+            uvec2 k = toOrdered(raw[j]);
+            for (uint p = 0u; p < passes; ++p) {
+                uint shift = passShift(p);
+                atomicAdd(sHist[p * 256u + digitOfKey(k, shift, passBits(p))], 1u);
+            }
         }
     }
     barrier();
