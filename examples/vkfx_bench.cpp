@@ -291,7 +291,8 @@ std::vector<SortCase> allSortCases() {
                                  (indirect ? " indirect" : "");
         cases.push_back({name, key, pairs, path, indirect, log2, log2 <= 18});
     };
-    for (std::uint32_t log2 = 16; log2 <= 28; log2 += 2) {
+    // Largest first: the long rows bring the GPU to its working clocks before the short ones.
+    for (std::uint32_t log2 = 28; log2 >= 16; log2 -= 2) {
         for (vkfx::SortKey key : {vkfx::SortKey::Uint32, vkfx::SortKey::Float32}) {
             for (bool pairs : {false, true}) {
                 for (vkfx::SortPath path : {vkfx::SortPath::Onesweep, vkfx::SortPath::ReduceThenScan})
@@ -299,7 +300,7 @@ std::vector<SortCase> allSortCases() {
             }
         }
     }
-    for (std::uint32_t log2 : {16u, 24u}) {
+    for (std::uint32_t log2 : {24u, 16u}) {
         for (bool pairs : {false, true})
             add(vkfx::SortKey::Uint32, pairs, vkfx::SortPath::Onesweep, true, log2);
     }
