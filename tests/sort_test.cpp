@@ -539,6 +539,13 @@ TEST_F(SortBadInput, TooSmallOrOverlappingScratchIsRejected) {
     expectRejected(info, "overlaps");
 }
 
+TEST_F(SortBadInput, MisalignedScratchIsRejected) {
+    vkfx::SortInfo info = good();
+    info.scratchBuffer = values.handle();
+    info.scratchOffset = 2;
+    expectRejected(info, "scratchOffset");
+}
+
 TEST_F(SortBadInput, NoScratchIsRejected) {
     vkfx::Sorter s;
     ASSERT_EQ(vkfx::Sorter::create(ctx().vkfx, {.maxCount = 1000, .ownScratch = false}, &s), VK_SUCCESS);

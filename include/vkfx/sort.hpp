@@ -82,7 +82,8 @@ struct SorterCreateInfo {
 };
 
 // A range of a buffer created with VK_BUFFER_USAGE_STORAGE_BUFFER_BIT; offset a multiple of
-// minStorageBufferOffsetAlignment.
+// minStorageBufferOffsetAlignment. (Vulkan has no query of a buffer's usage, so a missing usage
+// bit is the one precondition record() cannot check; the validation layer reports it.)
 struct SortBuffer {
     VkBuffer buffer = VK_NULL_HANDLE;
     VkDeviceSize offset = 0;
