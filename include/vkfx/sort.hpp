@@ -25,9 +25,9 @@
 //     making progress while another waits on them, which Vulkan does not promise.
 //   - ReduceThenScan: per pass, count the digits per tile, scan the counts, then scatter: three
 //     dispatches and about 12 bytes per key and pass; no workgroup ever waits on another.
-// SortPath::Auto picks Onesweep on desktop GPUs of NVIDIA, AMD and Intel and on CPU
-// implementations (lavapipe), ReduceThenScan everywhere else (tile-based mobile GPUs, whose
-// schedulers are not known to run waiting workgroups side by side).
+// SortPath::Auto picks Onesweep on GPUs of NVIDIA, AMD and Intel, ReduceThenScan everywhere else
+// (tile-based mobile GPUs, whose schedulers are not known to run waiting workgroups side by side,
+// and CPU implementations: Onesweep on lavapipe has failed rarely with the CPU oversubscribed).
 // Needs subgroup basic, ballot, shuffle and arithmetic operations in compute shaders; works at any
 // subgroup size from 4 to 128.
 #pragma once

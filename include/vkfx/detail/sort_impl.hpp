@@ -65,12 +65,14 @@ inline SortScratchLayout sortScratchLayout(const SorterCreateInfo& info, SortPat
 }
 
 // SortPath::Auto: Onesweep where workgroups that have started keep running beside one that waits
-// on them (desktop GPUs of these vendors, CPU implementations), else ReduceThenScan.
+// on them (desktop GPUs of these vendors), else ReduceThenScan. CPU implementations get
+// ReduceThenScan: Onesweep on lavapipe has failed rarely when the CPU was oversubscribed.
 inline SortPath resolveSortPath(const Device& device, SortPath path)
 {
     if (path != SortPath::Auto) return path;
     const VkPhysicalDeviceProperties& p = device.properties();
-    if (p.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU) return SortPath::Onesweep;
+    if (p.deviceType != VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU && p.deviceType != VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU)
+        return SortPath::ReduceThenScan;
     switch (p.vendorID) {
     case 0x10DE: // NVIDIA
     case 0x1002: // AMD
