@@ -1066,107 +1066,84 @@ RunInfo runInfo(const Gpu &gpu, const Options &options) {
     return info;
 }
 
-// vkfx-bench sort: the sort table.
-int sortMain(const Options &options) {
-    std::vector<SortCase> cases;
-    for (const SortCase &c : allSortCases()) {
+// One mode of the benchmark: its cases and how its rows are run, printed, judged and written.
+template <typename CaseT, typename RowT> struct Mode {
+    std::vector<CaseT> cases;
+    RowT (Runner::*run)(const CaseT &);
+    void (*tableHeader)(std::FILE *);
+    void (*printRow)(std::FILE *, const RowT &, double);
+    void (*legend)(std::FILE *);
+    bool (*failed)(const RowT &); // a workload of a row that was not skipped returned an error
+    bool (*csv)(const std::string &, const RunInfo &, const std::vector<RowT> &);
+    bool (*json)(const std::string &, const RunInfo &, const std::vector<RowT> &);
+};
+
+// Selects the mode's cases (--quick, --filter), lists them or runs them: the table on stdout,
+// the counts, the files; the exit status of finish().
+template <typename CaseT, typename RowT> int runMode(const Options &options, const Mode<CaseT, RowT> &mode) {
+    std::vector<CaseT> cases;
+    for (const CaseT &c : mode.cases) {
         if ((!options.quick || c.quick) && selected(options, c.name))
             cases.push_back(c);
     }
     if (options.list) {
-        for (const SortCase &c : cases)
+        for (const CaseT &c : cases)
             std::printf("%s\n", c.name.c_str());
         return 0;
     }
     if (cases.empty())
         die("no row matches --filter (see --list)");
+
     Gpu gpu;
     openBenchGpu(options, &gpu);
     RunInfo info = runInfo(gpu, options);
-    std::vector<SortRow> rows;
+    std::vector<RowT> rows;
     {
         Runner runner(gpu, options);
         info.eviction = runner.evictionText();
         runner.measureCeiling(&info);
         printHeader(stdout, info);
-        printSortTableHeader(stdout);
-        for (const SortCase &c : cases) {
-            rows.push_back(runner.runSort(c));
-            printSortRow(stdout, rows.back(), info.ceilingGBps);
+        mode.tableHeader(stdout);
+        for (const CaseT &c : cases) {
+            rows.push_back((runner.*mode.run)(c));
+            mode.printRow(stdout, rows.back(), info.ceilingGBps);
         }
     }
-    printSortLegend(stdout);
+    mode.legend(stdout);
+
     std::size_t measured = 0, skipped = 0, failed = 0;
-    for (const SortRow &r : rows)
-        ++(!r.skipped.empty() ? skipped : r.vkfx.valid ? measured : failed);
+    for (const RowT &r : rows)
+        ++(!r.skipped.empty() ? skipped : mode.failed(r) ? failed : measured);
     std::printf("\nrows: %zu measured, %zu skipped (device limits), %zu failed\n", measured, skipped, failed);
+
     bool filesOk = true;
     if (!options.csv.empty())
-        filesOk = writeSortCsv(options.csv, info, rows) && filesOk;
+        filesOk = mode.csv(options.csv, info, rows) && filesOk;
     if (!options.json.empty())
-        filesOk = writeSortJson(options.json, info, rows) && filesOk;
+        filesOk = mode.json(options.json, info, rows) && filesOk;
     return finish(gpu, filesOk, failed);
 }
+
+// Downsample: "n/a" (the device cannot) and "-" (the method cannot) are no failures.
+bool downsampleFailed(const Row &r) {
+    for (const Timing *t : {&r.vkfx, &r.blit, &r.chain}) {
+        if (t->note.rfind("error", 0) == 0)
+            return true;
+    }
+    return false;
+}
+
+bool sortFailed(const SortRow &r) { return !r.vkfx.valid; }
 
 } // namespace
 
 int main(int argc, char **argv) {
     const Options options = parseOptions(argc, argv);
-    if (options.mode == "sort")
-        return sortMain(options);
-
-    std::vector<Case> cases;
-    for (const Case &c : allCases()) {
-        if ((!options.quick || c.quick) && selected(options, c.name))
-            cases.push_back(c);
+    if (options.mode == "sort") {
+        return runMode<SortCase, SortRow>(options, {allSortCases(), &Runner::runSort, printSortTableHeader,
+                                                    printSortRow, printSortLegend, sortFailed, writeSortCsv,
+                                                    writeSortJson});
     }
-    if (options.list) {
-        for (const Case &c : cases)
-            std::printf("%s\n", c.name.c_str());
-        return 0;
-    }
-    if (cases.empty())
-        die("no row matches --filter (see --list)");
-
-    Gpu gpu;
-    openBenchGpu(options, &gpu);
-
-    RunInfo info = runInfo(gpu, options);
-
-    std::vector<Row> rows;
-    {
-        Runner runner(gpu, options);
-        info.eviction = runner.evictionText();
-        runner.measureCeiling(&info);
-        printHeader(stdout, info);
-        printTableHeader(stdout);
-        for (const Case &c : cases) {
-            rows.push_back(runner.run(c));
-            printRow(stdout, rows.back(), info.ceilingGBps);
-        }
-    }
-    printLegend(stdout);
-
-    std::size_t measured = 0, skipped = 0, failed = 0;
-    for (const Row &r : rows) {
-        if (!r.skipped.empty()) {
-            ++skipped;
-            continue;
-        }
-        // "n/a" (the device cannot) and "-" (the method cannot) are no failures.
-        bool bad = false;
-        for (const Timing *t : {&r.vkfx, &r.blit, &r.chain})
-            bad = bad || t->note.rfind("error", 0) == 0;
-        ++(bad ? failed : measured);
-    }
-    std::printf("\nrows: %zu measured, %zu skipped (device limits), %zu failed\n", measured,
-                skipped, failed);
-
-    bool filesOk = true;
-    if (!options.csv.empty())
-        filesOk = writeCsv(options.csv, info, rows) && filesOk;
-    if (!options.json.empty())
-        filesOk = writeJson(options.json, info, rows) && filesOk;
-
-    return finish(gpu, filesOk, failed);
+    return runMode<Case, Row>(options, {allCases(), &Runner::run, printTableHeader, printRow, printLegend,
+                                        downsampleFailed, writeCsv, writeJson});
 }

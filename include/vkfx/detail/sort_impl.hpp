@@ -58,8 +58,10 @@ inline SortScratchLayout sortScratchLayout(const SorterCreateInfo& info, SortPat
     l.keys = alignUp(kSortStateBytes, align);
     l.values = alignUp(l.keys + n * 4 * keyWords, align);
     l.tiles = alignUp(l.values + n * 4 * sortValueWords(info.values), align);
-    // Onesweep: look-back words of every pass; ReduceThenScan: one pass's counts.
-    const VkDeviceSize tileWords = path == SortPath::Onesweep ? VkDeviceSize{4} * keyWords * 256 * tiles : 256 * tiles;
+    // Onesweep: look-back words of every pass (of the most a record can need: every bit); ReduceThenScan:
+    // one pass's counts.
+    const VkDeviceSize passes = path == SortPath::Onesweep ? sortPassCount(keyWords, 0, 32 * keyWords) : 1;
+    const VkDeviceSize tileWords = passes * 256 * tiles;
     l.size = l.tiles + tileWords * 4;
     return l;
 }
@@ -149,21 +151,15 @@ inline VkResult Sorter::create(const Device& device, const SorterCreateInfo& inf
     if (!sorter) return device.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: sorter is null", fn);
     sorter->destroy();
     if (!device.valid()) return device.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: device is not created", fn);
-    if (static_cast<std::uint32_t>(info.key) > static_cast<std::uint32_t>(SortKey::Float64)) {
-        return device.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: unknown key type %u", fn,
-                           static_cast<unsigned>(info.key));
-    }
-    if (static_cast<std::uint32_t>(info.values) > static_cast<std::uint32_t>(SortValues::Bits64)) {
-        return device.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: unknown values %u", fn,
-                           static_cast<unsigned>(info.values));
-    }
-    if (static_cast<std::uint32_t>(info.order) > static_cast<std::uint32_t>(SortOrder::Descending)) {
-        return device.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: unknown order %u", fn,
-                           static_cast<unsigned>(info.order));
-    }
-    if (static_cast<std::uint32_t>(info.path) > static_cast<std::uint32_t>(SortPath::ReduceThenScan)) {
-        return device.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: unknown path %u", fn,
-                           static_cast<unsigned>(info.path));
+    const struct {
+        std::uint32_t value, last;
+        const char* what;
+    } enums[] = {{static_cast<std::uint32_t>(info.key), static_cast<std::uint32_t>(SortKey::Float64), "key type"},
+                 {static_cast<std::uint32_t>(info.values), static_cast<std::uint32_t>(SortValues::Bits64), "values"},
+                 {static_cast<std::uint32_t>(info.order), static_cast<std::uint32_t>(SortOrder::Descending), "order"},
+                 {static_cast<std::uint32_t>(info.path), static_cast<std::uint32_t>(SortPath::ReduceThenScan), "path"}};
+    for (const auto& e : enums) {
+        if (e.value > e.last) return device.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: unknown %s %u", fn, e.what, e.value);
     }
     if (info.maxCount == 0 || info.maxCount > kMaxCount) {
         return device.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: maxCount %u is outside 1..%u", fn,
@@ -208,13 +204,13 @@ inline VkResult Sorter::create(const Device& device, const SorterCreateInfo& inf
     VkResult r = f.vkCreateDescriptorSetLayout(d, &setInfo, a, &s.m_setLayout);
     if (r != VK_SUCCESS) return device.fail(r, "%s: vkCreateDescriptorSetLayout failed (%d)", fn, static_cast<int>(r));
 
-    VkPushConstantRange range_{VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(detail::SortPush)};
+    VkPushConstantRange pushRange{VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(detail::SortPush)};
     VkPipelineLayoutCreateInfo layoutInfo{};
     layoutInfo.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO;
     layoutInfo.setLayoutCount = 1;
     layoutInfo.pSetLayouts = &s.m_setLayout;
     layoutInfo.pushConstantRangeCount = 1;
-    layoutInfo.pPushConstantRanges = &range_;
+    layoutInfo.pPushConstantRanges = &pushRange;
     r = f.vkCreatePipelineLayout(d, &layoutInfo, a, &s.m_pipelineLayout);
     if (r != VK_SUCCESS) return device.fail(r, "%s: vkCreatePipelineLayout failed (%d)", fn, static_cast<int>(r));
 
