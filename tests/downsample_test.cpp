@@ -666,9 +666,9 @@ INSTANTIATE_TEST_SUITE_P(
                       SizeParam{{4096, 4096}}, SizeParam{{16384, 4}}, SizeParam{{8192, 8192}}),
     [](const ::testing::TestParamInfo<SizeParam> &p) { return extentName(p.param.extent); });
 
-// How level 0 is read: the device's default (textureGather for one channel everywhere, bilinear
-// samples for 8-bit UNORM on NVIDIA) and DownsamplerFlagTexelFetch, each against the reference;
-// 2048x1024 has enough blocks for workgroups of two-by-two blocks.
+// How level 0 is read: the device's default (textureGather for one channel, and per channel for
+// RGBA16F, everywhere; bilinear samples for 8-bit UNORM on NVIDIA) and DownsamplerFlagTexelFetch,
+// each against the reference; 2048x1024 has enough blocks for workgroups of two-by-two blocks.
 using ReadParam = std::tuple<VkFormat, Reduction, VkExtent2D>;
 class DownsampleReads : public DownsampleTest, public ::testing::WithParamInterface<ReadParam> {};
 
@@ -687,7 +687,8 @@ TEST_P(DownsampleReads, DefaultAndTexelFetchReadsMatchReference) {
 
 INSTANTIATE_TEST_SUITE_P(
     , DownsampleReads,
-    ::testing::Combine(::testing::Values(VK_FORMAT_R32_SFLOAT, VK_FORMAT_R8G8B8A8_UNORM),
+    ::testing::Combine(::testing::Values(VK_FORMAT_R32_SFLOAT, VK_FORMAT_R8G8B8A8_UNORM,
+                                         VK_FORMAT_R16G16B16A16_SFLOAT),
                        ::testing::Values(Reduction::Average, Reduction::Min),
                        ::testing::Values(VkExtent2D{255, 257}, VkExtent2D{2048, 1024})),
     [](const ::testing::TestParamInfo<ReadParam> &p) {

@@ -75,8 +75,8 @@ enum DownsamplerFlagBits : std::uint32_t {
     // testing, or for drivers whose subgroup support you distrust).
     DownsamplerFlagSharedMemoryOnly = 1u << 0,
     // Read level 0 with four texelFetch per 2x2 footprint, never through the sampler. Without it,
-    // one-channel formats (R32F, R16, depth) gather each footprint with one textureGather (exact
-    // everywhere), and Average chains of 8-bit UNORM (not sRGB), B10G11R11 and RGBA32F take one
+    // one-channel formats (R32F, R16, depth) and RGBA16F gather each footprint with one
+    // textureGather per channel (exact everywhere), and Average chains of 8-bit UNORM (not sRGB), B10G11R11 and RGBA32F take one
     // bilinear sample per footprint on NVIDIA GPUs (vendor ID 0x10DE), whose filter is finer than
     // those formats (measured on an H200); everything else reads with texelFetch.
     DownsamplerFlagTexelFetch = 1u << 1,

@@ -28,7 +28,8 @@
 // Inside a regular block (64x64, every footprint 2x2) of stage 0, level 1 is made as four 2x2
 // footprints per invocation, 16 texels apart (a subgroup reads contiguous patches), into shared
 // memory - with the sampler where it is exact enough (one textureGather or one bilinear sample per
-// footprint, all four issued together), else texelFetch, two footprints' reads at a time; with
+// footprint, all four issued together; one textureGather per channel, two footprints at a time,
+// for RGBA16F), else texelFetch, two footprints' reads at a time; with
 // subgroups of 16 or more, level 2 comes from shared memory and levels 3, 4 from subgroup
 // butterflies, then the rest through shared memory. Edge blocks make level 2 first (each texel's
 // reads issued together where its footprints are 2x2), then loop over shared memory; a continuing
@@ -70,7 +71,7 @@ layout(constant_id = 3) const uint kCopyLevel0 = 0u;
 // How a regular block reads level 0 (Downsampler::create picks it; see sampleFootprint()).
 const uint kReadFetch = 0u;    // four texelFetch per 2x2 footprint
 const uint kReadBilinear = 1u; // one bilinear sample at the footprint's centre (Average)
-const uint kReadGather = 2u;   // one textureGather of the footprint (one channel)
+const uint kReadGather = 2u;   // one textureGather of the footprint per channel
 layout(constant_id = 4) const uint kReadMode = kReadFetch;
 
 // Level 0, with an immutable sampler (linear for kReadBilinear, else nearest).
@@ -329,6 +330,46 @@ vec4 sampleFootprint(uvec2 q, uint layer)
     return textureLod(src, uvw, 0.0);
 }
 
+#if VKFX_CHANNELS > 1
+// Level-1 texel q of a regular block, kReadGather with several channels: one textureGather per
+// channel of its footprint, issued for two texels together. (Edge blocks fetch: gathered and
+// fetched texels are the same values.)
+void gatherLevel1Pair(uvec2 q0, uvec2 q1, uint layer, out Acc r0, out Acc r1)
+{
+    vec4 g[2][VKFX_CHANNELS];
+    [[unroll]] for (uint i = 0u; i < 2u; ++i) {
+        vec2 centre = vec2((i == 0u ? q0 : q1) * 2u + 1u) + 0.0009765625;
+        vec3 uvw = vec3(centre * pc.invExtent, float(layer));
+        g[i][0] = textureGather(src, uvw, 0);
+        g[i][1] = textureGather(src, uvw, 1);
+#if VKFX_CHANNELS > 2
+        g[i][2] = textureGather(src, uvw, 2);
+#endif
+#if VKFX_CHANNELS > 3
+        g[i][3] = textureGather(src, uvw, 3);
+#endif
+    }
+    Acc r[2];
+    [[unroll]] for (uint i = 0u; i < 2u; ++i) {
+        // gathered components: x = texel (0,1), y = (1,1), z = (1,0), w = (0,0)
+        VEC t[4];
+        [[unroll]] for (uint c = 0u; c < VKFX_CHANNELS; ++c) {
+            t[0][c] = g[i][c].w;
+            t[1][c] = g[i][c].z;
+            t[2][c] = g[i][c].x;
+            t[3][c] = g[i][c].y;
+        }
+        if (kCopyLevel0 != 0u) {
+            [[unroll]] for (uint j = 0u; j < 4u; ++j)
+                storeSlot(0u, ivec3((i == 0u ? q0 : q1) * 2u + uvec2(j & 1u, j >> 1u), layer), accInit(t[j]));
+        }
+        r[i] = reduce2x2(accInit(t[0]), accInit(t[1]), accInit(t[2]), accInit(t[3]));
+    }
+    r0 = r[0];
+    r1 = r[1];
+}
+#endif
+
 // Level-1 texel q from sampleFootprint's result r.
 Acc level1Sampled(vec4 r, uvec2 q, uint layer)
 {
@@ -414,7 +455,11 @@ Acc reduceLevel2(uint base, uvec2 p, uint layer)
     Acc acc;
     bool interior = all(equal(n, uvec2(2u))) && all(equal(footprintCount(f + 1u, base), uvec2(2u)));
     if (base < 2u * kBlockLevels && interior) { // (stage 2 is a few texels: kept small)
+#if VKFX_CHANNELS == 1
         if (base == 0u && kReadMode != kReadFetch) {
+#else
+        if (base == 0u && kReadMode == kReadBilinear) {
+#endif
             vec4 r[4];
             [[unroll]] for (uint j = 0u; j < 4u; ++j) r[j] = sampleFootprint(f + uvec2(j & 1u, j >> 1u), layer);
             Acc l1[4];
@@ -668,6 +713,22 @@ void reduceRegularBlock(uvec2 b, uint layer)
             sharedStore(l0.y * kL1 + l0.x, a0);
             sharedStore(l1.y * kL1 + l1.x, a1);
         }
+#if VKFX_CHANNELS > 1
+    } else if (kReadMode == kReadGather) {
+        // Two rounds of two footprints per invocation, one textureGather per channel each.
+        [[dont_unroll]] for (uint j = 0u; j < 4u; j += 2u) {
+            uvec2 q0 = roundTexel(b, j);
+            uvec2 q1 = roundTexel(b, j + 1u);
+            Acc a0, a1;
+            gatherLevel1Pair(q0, q1, layer, a0, a1);
+            storeSlot(kCopyLevel0, ivec3(q0, layer), a0);
+            storeSlot(kCopyLevel0, ivec3(q1, layer), a1);
+            uvec2 l0 = q0 - b * kL1;
+            uvec2 l1 = q1 - b * kL1;
+            sharedStore(l0.y * kL1 + l0.x, a0);
+            sharedStore(l1.y * kL1 + l1.x, a1);
+        }
+#endif
     } else {
         vec4 r[4];
         [[unroll]] for (uint j = 0u; j < 4u; ++j) r[j] = sampleFootprint(roundTexel(b, j), layer);

@@ -71,7 +71,7 @@ enum : std::uint32_t {
 enum DownsampleRead : std::uint32_t {
     kDownsampleReadFetch = 0,    // four texelFetch per 2x2 footprint
     kDownsampleReadBilinear = 1, // one bilinear sample per footprint (Average)
-    kDownsampleReadGather = 2,   // one textureGather per footprint (one channel)
+    kDownsampleReadGather = 2,   // one textureGather per channel of each footprint
 };
 
 inline std::uint32_t mipExtent(std::uint32_t e, std::uint32_t level)
@@ -390,19 +390,20 @@ inline VkResult Downsampler::create(const Device& device, const DownsamplerCreat
     const VkAllocationCallbacks* a = device.allocator();
 
     // How regular blocks read level 0 (the rule is documented at DownsamplerFlagTexelFetch):
-    // one-channel formats gather each 2x2 footprint (exact everywhere); Average chains of 8-bit
-    // UNORM, 11/10-bit float and fp32 formats take one bilinear sample per footprint on NVIDIA
-    // GPUs, whose filter is finer than those formats (measured on an H200: 8-bit within 0.5 code
-    // of the exact mean; lavapipe's 8-bit filter rounds to 8 bits, and NVIDIA filters fp16 to
-    // fp16 precision, so fp16 chains drift past 1 ulp from level 2 on: both fetch).
+    // one-channel formats and RGBA16F gather each 2x2 footprint, one textureGather per channel
+    // (exact everywhere; RGBA16F on an H200: 4096^2 80 us against 92 with texelFetch, while sRGB8
+    // and RG16F were slower gathered); Average chains of 8-bit UNORM, 11/10-bit float and fp32
+    // formats take one bilinear sample per footprint on NVIDIA GPUs, whose filter is finer than
+    // those formats (measured on an H200: 8-bit within 0.5 code of the exact mean; lavapipe's
+    // 8-bit filter rounds to 8 bits, and NVIDIA filters fp16 to fp16 precision, so fp16 chains
+    // drift past 1 ulp from level 2 on).
     const VkFormat sampledFormat = depth ? info.depthFormat : info.format;
     std::uint32_t read = detail::kDownsampleReadFetch;
     if (!(info.flags & DownsamplerFlagTexelFetch)) {
-        if (fmt->channels == 1) {
+        if (fmt->channels == 1 || info.format == VK_FORMAT_R16G16B16A16_SFLOAT) {
             read = detail::kDownsampleReadGather;
         } else if (info.reduction == Reduction::Average && !fmt->srgb &&
-                   info.format != VK_FORMAT_R16G16B16A16_SFLOAT && info.format != VK_FORMAT_R16G16_SFLOAT &&
-                   device.properties().vendorID == 0x10DEu &&
+                   info.format != VK_FORMAT_R16G16_SFLOAT && device.properties().vendorID == 0x10DEu &&
                    (device.optimalFormatFeatures(sampledFormat) &
                     VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT)) {
             read = detail::kDownsampleReadBilinear;
