@@ -73,6 +73,14 @@ const uint kReadFetch = 0u;    // four texelFetch per 2x2 footprint
 const uint kReadBilinear = 1u; // one bilinear sample at the footprint's centre (Average)
 const uint kReadGather = 2u;   // one textureGather of the footprint per channel
 layout(constant_id = 4) const uint kReadMode = kReadFetch;
+// Whether a regular block reads each footprint with one sampler read (sampleFootprint): a
+// bilinear sample, or the one gather of a one-channel format. (Written per channel count, so that
+// one-channel kernels keep the exact expression they were tuned with.)
+#if VKFX_CHANNELS == 1
+const bool kOneReadPerFootprint = kReadMode != kReadFetch;
+#else
+const bool kOneReadPerFootprint = kReadMode == kReadBilinear;
+#endif
 
 // Level 0, with an immutable sampler (linear for kReadBilinear, else nearest).
 layout(set = 0, binding = 0) uniform sampler2DArray src;
@@ -319,13 +327,19 @@ void consumeInput(uint base, uvec2 p, uint layer, Acc a)
     }
 }
 
-// One sampler read of the 2x2 footprint of level-1 texel q (kReadBilinear, kReadGather): at the
-// footprint's centre, nudged by 2^-10 texel, so that the rounding of the coordinate (a few 2^-24
-// relative) can never move a bilinear weight off 1/2 nor gather wrong texels.
-vec4 sampleFootprint(uvec2 q, uint layer)
+// Sampler coordinates of the 2x2 footprint of level-1 texel q: its centre, nudged by 2^-10 texel,
+// so that the rounding of the coordinate (a few 2^-24 relative) can never move a bilinear weight
+// off 1/2 nor gather wrong texels.
+vec3 footprintCoord(uvec2 q, uint layer)
 {
     vec2 centre = vec2(q * 2u + 1u) + 0.0009765625;
-    vec3 uvw = vec3(centre * pc.invExtent, float(layer));
+    return vec3(centre * pc.invExtent, float(layer));
+}
+
+// One sampler read of the 2x2 footprint of level-1 texel q (kOneReadPerFootprint).
+vec4 sampleFootprint(uvec2 q, uint layer)
+{
+    vec3 uvw = footprintCoord(q, layer);
     if (kReadMode == kReadGather) return textureGather(src, uvw, 0);
     return textureLod(src, uvw, 0.0);
 }
@@ -338,8 +352,7 @@ void gatherLevel1Pair(uvec2 q0, uvec2 q1, uint layer, out Acc r0, out Acc r1)
 {
     vec4 g[2][VKFX_CHANNELS];
     [[unroll]] for (uint i = 0u; i < 2u; ++i) {
-        vec2 centre = vec2((i == 0u ? q0 : q1) * 2u + 1u) + 0.0009765625;
-        vec3 uvw = vec3(centre * pc.invExtent, float(layer));
+        vec3 uvw = footprintCoord(i == 0u ? q0 : q1, layer);
         g[i][0] = textureGather(src, uvw, 0);
         g[i][1] = textureGather(src, uvw, 1);
 #if VKFX_CHANNELS > 2
@@ -455,11 +468,7 @@ Acc reduceLevel2(uint base, uvec2 p, uint layer)
     Acc acc;
     bool interior = all(equal(n, uvec2(2u))) && all(equal(footprintCount(f + 1u, base), uvec2(2u)));
     if (base < 2u * kBlockLevels && interior) { // (stage 2 is a few texels: kept small)
-#if VKFX_CHANNELS == 1
-        if (base == 0u && kReadMode != kReadFetch) {
-#else
-        if (base == 0u && kReadMode == kReadBilinear) {
-#endif
+        if (base == 0u && kOneReadPerFootprint) {
             vec4 r[4];
             [[unroll]] for (uint j = 0u; j < 4u; ++j) r[j] = sampleFootprint(f + uvec2(j & 1u, j >> 1u), layer);
             Acc l1[4];
@@ -842,7 +851,7 @@ void main()
     }
     bool used = false; // shared memory holds a block's data
     vec4 r[4];
-    if (kReadMode != kReadFetch && regular != 0u) {
+    if (kOneReadPerFootprint && regular != 0u) {
         uint k = uint(findLSB(regular));
         sampleBlock(first + uvec2(k & 1u, k >> 1u), layer, r);
     }
@@ -850,7 +859,7 @@ void main()
         uint k = uint(findLSB(regular));
         regular &= regular - 1u;
         uint n = uint(findLSB(regular)); // (when regular is now 0: unused)
-        bool hasNext = kReadMode != kReadFetch && regular != 0u;
+        bool hasNext = kOneReadPerFootprint && regular != 0u;
         uvec2 b = first + uvec2(k & 1u, k >> 1u);
         if (used) barrier(); // the previous block's last reads of shared memory are done
         used = true;
