@@ -601,3 +601,23 @@ TEST_F(SortBadInput, NullCommandBufferIsRejected) {
 }
 
 } // namespace
+
+// A look-back that stops waiting counts the earlier tile's keys itself. With no polls allowed
+// that happens whenever a tile looks back at one that has not published yet.
+TEST_F(SortTest, OnesweepLookBackThatStopsWaitingCountsTheKeysItself) {
+    struct NoPolls {
+        NoPolls() { vkfx::detail::sortLookBackPollsOverride = 0u; }
+        ~NoPolls() { vkfx::detail::sortLookBackPollsOverride.reset(); }
+    } noPolls; // the Sorters below are created with it
+    std::uint64_t seed = 300;
+    const std::uint32_t large = ctx().isCpu() ? 1u << 20 : 1u << 24;
+    for (SortValues values : {SortValues::None, SortValues::Bits32}) {
+        for (Dist d : {Dist::Random, Dist::FewUnique, Dist::Sorted})
+            check({.spec = {.values = values}, .count = 65537, .dist = d, .path = SortPath::Onesweep}, seed++);
+        check({.spec = {.key = SortKey::Float32, .order = SortOrder::Descending, .values = values},
+               .count = large,
+               .dist = Dist::Random,
+               .path = SortPath::Onesweep},
+              seed++);
+    }
+}

@@ -21,13 +21,16 @@
 // writes it out stably. Two ways to find where a tile's keys go (SortPath):
 //   - Onesweep: a tile takes its index from an atomic ticket, publishes its digit counts and adds
 //     up those of earlier tiles while they run (decoupled look-back): one dispatch per pass, about
-//     8 bytes of traffic per 32-bit key and pass. Needs workgroups that have started to keep
-//     making progress while another waits on them, which Vulkan does not promise.
+//     8 bytes of traffic per 32-bit key and pass. Waiting on an earlier tile relies on started
+//     workgroups making progress, which Vulkan does not promise; so except on the GPUs below a
+//     tile waits a bounded time, then counts the earlier tile's keys itself (correct on any
+//     device, slow where it happens often).
 //   - ReduceThenScan: per pass, count the digits per tile, scan the counts, then scatter: three
 //     dispatches and about 12 bytes per key and pass; no workgroup ever waits on another.
-// SortPath::Auto picks Onesweep on GPUs of NVIDIA, AMD and Intel, ReduceThenScan everywhere else
-// (tile-based mobile GPUs, whose schedulers are not known to run waiting workgroups side by side,
-// and CPU implementations: Onesweep on lavapipe has failed rarely with the CPU oversubscribed).
+// SortPath::Auto picks Onesweep (waiting without bound) on GPUs of NVIDIA, AMD and Intel, and
+// ReduceThenScan everywhere else: tile-based mobile GPUs, whose schedulers are not known to run
+// waiting workgroups side by side, and CPU implementations (lavapipe runs a few workgroups at a
+// time, and a descheduled thread makes its successors wait).
 // Needs subgroup basic, ballot, shuffle and arithmetic operations in compute shaders; works at any
 // subgroup size from 4 to 128.
 #pragma once

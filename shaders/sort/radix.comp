@@ -58,6 +58,9 @@ layout(constant_id = 1) const bool kDescending = false;
 layout(constant_id = 2) const uint kValueWords = 0u;  // 0, 1 or 2 words per value
 layout(constant_id = 3) const bool kLookBack = true;  // stage 4: Onesweep or reduce-then-scan
 layout(constant_id = 4) const uint kBallotWords = 1u; // 32-bit words of a ballot: ceil(max subgroup size / 32)
+// Look-back: polls of unpublished words an invocation makes in all before it stops waiting and
+// counts an earlier tile's keys itself (see the scatter stage); 0xFFFFFFFF: wait without bound.
+layout(constant_id = 5) const uint kLookBackPolls = 1024u;
 const uint kKeyWords = kKeyType >= kKeyUint64 ? 2u : 1u;
 
 layout(set = 0, binding = 0) readonly buffer KeysIn { uint keysIn[]; };
@@ -348,6 +351,17 @@ void matchDigit(uint digit, uint bits, bool valid, out uint below, out uint coun
 // The look-back word of (pass, tile, digit).
 uint lookBackIndex(uint tiles, uint tile, uint digit) { return (pc.pass * tiles + tile) * 256u + digit; }
 
+// The keys of whole tile `q` that have `digit`, counted from the pass's input: what the tile
+// publishes, for a look-back that has stopped waiting for it.
+uint tileDigitCount(uint q, uint digit, uint shift, uint bits)
+{
+    uint c = 0u;
+    for (uint i = q * kTileKeys; i < (q + 1u) * kTileKeys; i += 16u) {
+        [[unroll]] for (uint j = 0u; j < 16u; ++j) c += digitOfKey(loadKey(i + j), shift, bits) == digit ? 1u : 0u;
+    }
+    return c;
+}
+
 void main()
 {
     uint t = gl_LocalInvocationIndex;
@@ -447,15 +461,30 @@ void main()
         // Add up the counts of digit t in earlier tiles, nearest first, until an inclusive one.
         // The look-back words are only touched by read-modify-write atomics: lavapipe (Mesa
         // 22.3) lost relaxed atomicStore / atomicLoad updates here.
+        // Waiting can be bounded: after kLookBackPolls polls of unpublished words in all, the
+        // count of a tile still unpublished comes from its keys of digit t (tile q holds keys
+        // q * kTileKeys ..). Then no tile depends on another being scheduled, which Vulkan does
+        // not promise, and the loops' iterations stay bounded: llvmpipe ends every loop of an
+        // invocation once its loops have run 65535 iterations in all, silently.
         uint prefix = 0u;
         uint q = tile;
-        while (q > 0u) {
+        uint polls = 0u;
+        while (q > 0u && polls <= kLookBackPolls) {
             uint v = atomicOr(tileWords[lookBackIndex(tiles, q - 1u, t)], 0u);
             uint flag = v & ~kValueMask;
             if (flag != 0u) {
                 prefix += v & kValueMask;
                 q = flag == kInclusive ? 0u : q - 1u;
+            } else {
+                ++polls;
             }
+        }
+        // Rarely: waited long enough. Take what is published, count the keys of the rest.
+        while (q > 0u) {
+            uint v = atomicOr(tileWords[lookBackIndex(tiles, q - 1u, t)], 0u);
+            uint flag = v & ~kValueMask;
+            prefix += flag != 0u ? v & kValueMask : tileDigitCount(q - 1u, t, shift, bits);
+            q = flag == kInclusive ? 0u : q - 1u;
         }
         if (tile != 0u) {
             atomicExchange(tileWords[lookBackIndex(tiles, tile, t)], kInclusive | (prefix + count));

@@ -3,6 +3,8 @@
 
 #include <vkfx/sort.hpp>
 
+#include <optional>
+
 namespace vkfx {
 namespace detail {
 
@@ -67,8 +69,7 @@ inline SortScratchLayout sortScratchLayout(const SorterCreateInfo& info, SortPat
 }
 
 // SortPath::Auto: Onesweep where workgroups that have started keep running beside one that waits
-// on them (desktop GPUs of these vendors), else ReduceThenScan. CPU implementations get
-// ReduceThenScan: Onesweep on lavapipe has failed rarely when the CPU was oversubscribed.
+// on them (desktop GPUs of these vendors), else ReduceThenScan (CPU implementations included).
 inline SortPath resolveSortPath(const Device& device, SortPath path)
 {
     if (path != SortPath::Auto) return path;
@@ -83,6 +84,19 @@ inline SortPath resolveSortPath(const Device& device, SortPath path)
     default:
         return SortPath::ReduceThenScan;
     }
+}
+
+// Onesweep: polls of unpublished look-back words a scatter invocation makes in all before it
+// counts an earlier tile's keys itself instead of waiting (kLookBackPolls in radix.comp). Where
+// SortPath::Auto picks Onesweep, started workgroups keep running and the wait is left unbounded
+// (the counting code compiles away; bounding it costs 2-3% there); elsewhere 1024.
+inline constexpr std::uint32_t kSortLookBackUnbounded = 0xFFFFFFFFu;
+// Test hook: when set, every Sorter created after uses it (0: count whenever a word is unpublished).
+inline std::optional<std::uint32_t> sortLookBackPollsOverride;
+inline std::uint32_t sortLookBackPolls(const Device& device)
+{
+    if (sortLookBackPollsOverride) return *sortLookBackPollsOverride;
+    return resolveSortPath(device, SortPath::Auto) == SortPath::Onesweep ? kSortLookBackUnbounded : 1024u;
 }
 
 // Dispatch sizes for `groups` workgroups: at most 65535 along x.
@@ -220,14 +234,16 @@ inline VkResult Sorter::create(const Device& device, const SorterCreateInfo& inf
         std::uint32_t valueWords;
         VkBool32 lookBack;
         std::uint32_t ballotWords;
+        std::uint32_t lookBackPolls;
     } spec{static_cast<std::uint32_t>(info.key), info.order == SortOrder::Descending, valueWords,
-           path == SortPath::Onesweep, (device.subgroupSize() + 31) / 32};
-    const VkSpecializationMapEntry entries[5] = {{0, offsetof(Spec, key), sizeof(std::uint32_t)},
+           path == SortPath::Onesweep, (device.subgroupSize() + 31) / 32, detail::sortLookBackPolls(device)};
+    const VkSpecializationMapEntry entries[6] = {{0, offsetof(Spec, key), sizeof(std::uint32_t)},
                                                  {1, offsetof(Spec, descending), sizeof(VkBool32)},
                                                  {2, offsetof(Spec, valueWords), sizeof(std::uint32_t)},
                                                  {3, offsetof(Spec, lookBack), sizeof(VkBool32)},
-                                                 {4, offsetof(Spec, ballotWords), sizeof(std::uint32_t)}};
-    const VkSpecializationInfo specInfo{5, entries, sizeof(Spec), &spec};
+                                                 {4, offsetof(Spec, ballotWords), sizeof(std::uint32_t)},
+                                                 {5, offsetof(Spec, lookBackPolls), sizeof(std::uint32_t)}};
+    const VkSpecializationInfo specInfo{6, entries, sizeof(Spec), &spec};
     struct Stage {
         const std::uint32_t* code;
         std::size_t bytes;
