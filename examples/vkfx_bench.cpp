@@ -280,16 +280,18 @@ struct SortCase {
     bool indirect;
     std::uint32_t log2Count;
     bool quick;
+    bool low24 = false; // uint32 keys below 2^24: the top digit's pass moves nothing
 };
 
 std::vector<SortCase> allSortCases() {
     std::vector<SortCase> cases;
-    auto add = [&](vkfx::SortKey key, bool pairs, vkfx::SortPath path, bool indirect, std::uint32_t log2) {
-        const std::string name = std::string(key == vkfx::SortKey::Float32 ? "float32" : "uint32") +
+    auto add = [&](vkfx::SortKey key, bool pairs, vkfx::SortPath path, bool indirect, std::uint32_t log2,
+                   bool low24 = false) {
+        const std::string name = std::string(key == vkfx::SortKey::Float32 ? "float32" : low24 ? "uint24" : "uint32") +
                                  (pairs ? " pairs" : " keys") + " 2^" + std::to_string(log2) +
                                  (path == vkfx::SortPath::Onesweep ? " onesweep" : " reduce-then-scan") +
                                  (indirect ? " indirect" : "");
-        cases.push_back({name, key, pairs, path, indirect, log2, log2 <= 18});
+        cases.push_back({name, key, pairs, path, indirect, log2, log2 <= 18, low24});
     };
     // Largest first: the long rows bring the GPU to its working clocks before the short ones.
     for (std::uint32_t log2 = 28; log2 >= 16; log2 -= 2) {
@@ -303,6 +305,12 @@ std::vector<SortCase> allSortCases() {
     for (std::uint32_t log2 : {24u, 16u}) {
         for (bool pairs : {false, true})
             add(vkfx::SortKey::Uint32, pairs, vkfx::SortPath::Onesweep, true, log2);
+    }
+    for (std::uint32_t log2 : {26u, 24u, 16u}) {
+        for (bool pairs : {false, true}) {
+            for (vkfx::SortPath path : {vkfx::SortPath::Onesweep, vkfx::SortPath::ReduceThenScan})
+                add(vkfx::SortKey::Uint32, pairs, path, false, log2, true);
+        }
     }
     return cases;
 }
@@ -935,7 +943,7 @@ Row Runner::run(const Case &c) {
 SortRow Runner::runSort(const SortCase &c) {
     SortRow row;
     row.name = c.name;
-    row.key = c.key == vkfx::SortKey::Float32 ? "float32" : "uint32";
+    row.key = c.key == vkfx::SortKey::Float32 ? "float32" : c.low24 ? "uint24" : "uint32";
     row.pairs = c.pairs;
     row.indirect = c.indirect;
     row.path = c.path == vkfx::SortPath::Onesweep ? "onesweep" : "reduce-then-scan";
@@ -980,7 +988,11 @@ SortRow Runner::runSort(const SortCase &c) {
         VkCommandBuffer cmd = beginCommands(m_gpu);
         for (int i = 0; i < parts; ++i) {
             const VkDescriptorBufferInfo out{pristine[i].buffer, 0, bytes};
-            const std::uint32_t push[3] = {n, m_seed++, i == 1 ? 2u : c.key == vkfx::SortKey::Float32 ? 1u : 0u};
+            const std::uint32_t push[3] = {n, m_seed++,
+                                           i == 1                              ? 2u
+                                           : c.key == vkfx::SortKey::Float32 ? 1u
+                                           : c.low24                           ? 3u
+                                                                               : 0u};
             bindKernel(m_gpu, cmd, m_keys, {bufferWrite(0, &out)}, push, sizeof(push));
             vkCmdDispatch(cmd, std::min<std::uint32_t>((n + 255) / 256, 65535), 1, 1);
         }

@@ -18,7 +18,8 @@
 //
 // How. One dispatch counts the digits of every pass; then one pass per 8-bit digit (least
 // significant first) ranks each tile of 4096 keys in shared memory with subgroup ballots and
-// writes it out stably. Two ways to find where a tile's keys go (SortPath):
+// writes it out stably. A pass whose digit every key shares (known on the GPU from the counts)
+// only copies the keys. Two ways to find where a tile's keys go (SortPath):
 //   - Onesweep: a tile takes its index from an atomic ticket, publishes its digit counts and adds
 //     up those of earlier tiles while they run (decoupled look-back): one dispatch per pass, about
 //     8 bytes of traffic per 32-bit key and pass. Waiting on an earlier tile relies on started

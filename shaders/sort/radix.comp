@@ -15,6 +15,8 @@
 //                Onesweep (kLookBack): the tile takes its index from an atomic ticket, publishes
 //                its digit counts and adds up those of earlier tiles (decoupled look-back).
 //                Reduce-then-scan: the offsets come from stage 3.
+//   A pass in which every key has the same digit (known from the histograms, on the GPU) moves
+//   nothing: stages 2 and 3 return at once and stage 4 copies each tile as it is.
 //
 // Ranking. Subgroup s owns a run of kKeysPerThread * gl_SubgroupSize consecutive keys of the tile
 // and ranks them one subgroup-wide row at a time: eight ballots find the lanes with the same digit,
@@ -153,6 +155,13 @@ uint digitWord(uvec2 k, uint shift) { return shift >= 32u ? k.y : k.x; }
 uint digitOf(uint word, uint shift, uint bits) { return (word >> (shift & 31u)) & ((1u << bits) - 1u); }
 uint digitOfKey(uvec2 k, uint shift, uint bits) { return digitOf(digitWord(k, shift), shift, bits); }
 
+// Whether all n keys have the same digit in this pass (from the histograms: key 0's digit has
+// them all). Such a pass moves nothing: its tiles are copied, and it needs no offsets.
+bool passIsUniform(uint n, uint shift, uint bits)
+{
+    return state[pc.pass * 256u + digitOfKey(loadKey(0u), shift, bits)] == n;
+}
+
 // Exclusive prefix sum over the workgroup in invocation order of subgroups (any subgroup size);
 // sTotals holds gl_NumSubgroups words. Returns the sum before this invocation; `total` gets all.
 shared uint sTotals[kGroupSize];
@@ -267,6 +276,7 @@ void main()
     if (tile >= tiles) return; // uniform in the workgroup
     uint shift = passShift(pc.pass);
     uint bits = passBits(pc.pass);
+    if (passIsUniform(n, shift, bits)) return;
     sHist[t] = 0u;
     barrier();
     uint first = tile * kTileKeys;
@@ -284,7 +294,9 @@ void main()
 {
     uint t = gl_LocalInvocationIndex;
     uint d = gl_WorkGroupID.x;
-    uint tiles = tileCount(keyCount());
+    uint n = keyCount();
+    if (passIsUniform(n, passShift(pc.pass), passBits(pc.pass))) return; // uniform in the dispatch
+    uint tiles = tileCount(n);
     // The digit's first output position: the keys of smaller digits.
     uint total;
     groupExclusiveAdd(t < d ? state[pc.pass * 256u + t] : 0u, total);
@@ -377,6 +389,7 @@ void main()
     uint bits = passBits(pc.pass);
     bool last = (pc.flags & kFlagLast) != 0u;
 
+
     // This subgroup's run of keys: counter set `slot`, turn `turn`.
     uint lane = gl_SubgroupInvocationID;
     uint slots = min(gl_NumSubgroups, kMaxSlots);
@@ -393,6 +406,17 @@ void main()
         uint i = runStart + j * gl_SubgroupSize + lane;
         key[j] = i < n ? loadKey(i) : uvec2(0u);
         for (uint w = 0u; w < kValueWords; ++w) value[j][w] = i < n ? valuesIn[i * kValueWords + w] : 0u;
+    }
+    if (passIsUniform(n, shift, bits)) { // uniform in the workgroup: the sorted tile is the tile
+        [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) {
+            uint i = runStart + j * gl_SubgroupSize + lane;
+            if (i >= n) continue;
+            uvec2 k = last ? fromOrdered(key[j]) : key[j];
+            keysOut[i * kKeyWords] = k.x;
+            if (kKeyWords == 2u) keysOut[i * kKeyWords + 1u] = k.y;
+            for (uint w = 0u; w < kValueWords; ++w) valuesOut[i * kValueWords + w] = value[j][w];
+        }
+        return;
     }
     barrier();
 
