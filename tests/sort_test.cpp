@@ -399,7 +399,8 @@ TEST_F(SortTest, AutoPathFollowsTheDocumentedRule) {
     const VkPhysicalDeviceProperties &p = ctx().vkfx.properties();
     const bool gpu = p.deviceType == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU ||
                      p.deviceType == VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU;
-    const bool onesweep = gpu && (p.vendorID == 0x10DE || p.vendorID == 0x1002 || p.vendorID == 0x8086);
+    const bool onesweep = (gpu && (p.vendorID == 0x10DE || p.vendorID == 0x1002 || p.vendorID == 0x8086)) ||
+                          p.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
     EXPECT_EQ(sorter.path(), onesweep ? SortPath::Onesweep : SortPath::ReduceThenScan);
 }
 
