@@ -339,7 +339,7 @@ void matchDigit(uint digit, uint bits, bool valid, out uint below, out uint coun
 {
     if (kBallotWords == 1u) {
         uint m = subgroupBallot(valid).x;
-        for (uint b = 0u; b < bits; ++b) {
+        [[unroll]] for (uint b = 0u; b < 8u; ++b) { // bits b >= `bits` of every digit are 0
             bool set = ((digit >> b) & 1u) != 0u;
             uint v = subgroupBallot(set).x;
             m &= set ? v : ~v;
@@ -349,7 +349,7 @@ void matchDigit(uint digit, uint bits, bool valid, out uint below, out uint coun
         leader = valid ? uint(findLSB(m)) : gl_SubgroupInvocationID;
     } else {
         uvec4 m = subgroupBallot(valid);
-        for (uint b = 0u; b < bits; ++b) {
+        [[unroll]] for (uint b = 0u; b < 8u; ++b) {
             bool set = ((digit >> b) & 1u) != 0u;
             uvec4 v = subgroupBallot(set);
             m &= set ? v : ~v;
@@ -429,8 +429,11 @@ void main()
                 uint d = digitOfKey(key[j], shift, bits);
                 uint below, count, leader;
                 matchDigit(d, bits, i < n, below, count, leader);
-                uint before = 0u;
-                if (i < n && lane == leader) before = atomicAdd(sMem[slot * 128u + (d >> 1)], count << ((d & 1u) * 16u));
+                // Without a branch, so that the rows' ballots overlap the atomics before them:
+                // the other lanes add 0 to a word of their own above the counter sets.
+                bool add = i < n && lane == leader;
+                uint before = atomicAdd(sMem[add ? slot * 128u + (d >> 1) : kMaxSlots * 128u + t],
+                                        add ? count << ((d & 1u) * 16u) : 0u);
                 before = subgroupShuffle(before, leader);
                 rank[j] = ((before >> ((d & 1u) * 16u)) & 0xFFFFu) + below;
             }
