@@ -162,23 +162,40 @@ bool passIsUniform(uint n, uint shift, uint bits)
     return state[pc.pass * 256u + digitOfKey(loadKey(0u), shift, bits)] == n;
 }
 
-// Exclusive prefix sum over the workgroup in invocation order of subgroups (any subgroup size);
-// sTotals holds gl_NumSubgroups words. Returns the sum before this invocation; `total` gets all.
-shared uint sTotals[kGroupSize];
-uint groupExclusiveAdd(uint v, out uint total)
+// Exclusive prefix sums of two values over the workgroup, in invocation order of subgroups (any
+// subgroup size); sTotals holds gl_NumSubgroups pairs. Returns the sums before this invocation;
+// `total` gets all. The subgroup totals are added by one subgroup scan where they fit in one
+// subgroup (sizes 16 and up), else by a loop.
+shared uvec2 sTotals[kGroupSize];
+uvec2 groupExclusiveAdd2(uvec2 v, out uvec2 total)
 {
-    uint inclusive = subgroupInclusiveAdd(v);
+    uvec2 inclusive = subgroupInclusiveAdd(v);
     if (gl_SubgroupInvocationID == gl_SubgroupSize - 1u) sTotals[gl_SubgroupID] = inclusive;
     barrier();
-    uint before = 0u;
-    total = 0u;
-    for (uint s = 0u; s < gl_NumSubgroups; ++s) {
-        uint t = sTotals[s];
-        if (s < gl_SubgroupID) before += t;
-        total += t;
+    uvec2 before = uvec2(0u);
+    if (gl_NumSubgroups <= gl_SubgroupSize) {
+        uint s = gl_SubgroupInvocationID;
+        uvec2 x = s < gl_NumSubgroups ? sTotals[s] : uvec2(0u);
+        before = subgroupShuffle(subgroupExclusiveAdd(x), gl_SubgroupID);
+        total = subgroupAdd(x);
+    } else {
+        total = uvec2(0u);
+        for (uint s = 0u; s < gl_NumSubgroups; ++s) {
+            uvec2 x = sTotals[s];
+            if (s < gl_SubgroupID) before += x;
+            total += x;
+        }
     }
     barrier(); // sTotals is free again
     return before + inclusive - v;
+}
+
+uint groupExclusiveAdd(uint v, out uint total)
+{
+    uvec2 sums;
+    uint before = groupExclusiveAdd2(uvec2(v, 0u), sums).x;
+    total = sums.x;
+    return before;
 }
 
 #if VKFX_SORT_STAGE == 0 // ------------------------------------------------------------- setup
@@ -460,15 +477,14 @@ void main()
         uint i = lookBackIndex(tiles, tile, t);
         atomicExchange(tileWords[i], (tile == 0u ? kInclusive : kAggregate) | count);
     }
-    uint total;
-    uint digitStart = groupExclusiveAdd(count, total);
+    // This digit's first position in the sorted tile, and (Onesweep) in the output: the keys of
+    // smaller digits in the tile, and in all tiles.
+    uvec2 totals;
+    uvec2 starts = groupExclusiveAdd2(uvec2(count, kLookBack ? state[pc.pass * 256u + t] : 0u), totals);
+    uint digitStart = starts.x;
+    uint globalStart = starts.y;
     sDigitStart[t] = digitStart;
-    uint globalStart = 0u;
-    if (kLookBack) {
-        globalStart = groupExclusiveAdd(state[pc.pass * 256u + t], total);
-    } else {
-        sBase[t] = tileWords[t * tiles + tile] - digitStart;
-    }
+    if (!kLookBack) sBase[t] = tileWords[t * tiles + tile] - digitStart;
     barrier();
 
     // Position of each key in the sorted tile.
