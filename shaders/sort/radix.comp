@@ -377,8 +377,13 @@ void matchDigit(uint digit, uint bits, bool valid, out uint below, out uint coun
     }
 }
 
-// The look-back word of (pass, tile, digit).
+// The look-back word of (pass, tile, digit), and its relaxed read (words are written by atomics).
 uint lookBackIndex(uint tiles, uint tile, uint digit) { return (pc.pass * tiles + tile) * 256u + digit; }
+uint loadLookBack(uint i)
+{
+    return atomicLoad(tileWords[i], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+}
+const uint kLookAhead = 4u; // look-back words read at once
 
 // The keys of whole tile `q` that have `digit`, counted from the pass's input: what the tile
 // publishes, for a look-back that has stopped waiting for it.
@@ -501,9 +506,9 @@ void main()
         if (runStart + j * gl_SubgroupSize + lane < n) sMem[at[j]] = digitWord(key[j], shift);
     }
     if (kLookBack) {
-        // Add up the counts of digit t in earlier tiles, nearest first, until an inclusive one.
-        // The look-back words are only touched by read-modify-write atomics: lavapipe (Mesa
-        // 22.3) lost relaxed atomicStore / atomicLoad updates here.
+        // Add up the counts of digit t in earlier tiles, nearest first, until an inclusive one:
+        // the words of the 4 tiles before q are read at once (relaxed loads), then used nearest
+        // first up to the first inclusive or unpublished one.
         // Waiting can be bounded: after kLookBackPolls polls of unpublished words in all, the
         // count of a tile still unpublished comes from its keys of digit t (tile q holds keys
         // q * kTileKeys ..). Then no tile depends on another being scheduled, which Vulkan does
@@ -513,18 +518,27 @@ void main()
         uint q = tile;
         uint polls = 0u;
         while (q > 0u && polls <= kLookBackPolls) {
-            uint v = atomicOr(tileWords[lookBackIndex(tiles, q - 1u, t)], 0u);
-            uint flag = v & ~kValueMask;
-            if (flag != 0u) {
-                prefix += v & kValueMask;
-                q = flag == kInclusive ? 0u : q - 1u;
-            } else {
-                ++polls;
+            uint v[kLookAhead];
+            [[unroll]] for (uint k = 0u; k < kLookAhead; ++k)
+                v[k] = q > k ? loadLookBack(lookBackIndex(tiles, q - 1u - k, t)) : kInclusive; // past tile 0: adds 0
+            bool stop = false;
+            [[unroll]] for (uint k = 0u; k < kLookAhead; ++k) {
+                uint flag = v[k] & ~kValueMask;
+                if (!stop) {
+                    if (flag == 0u) {
+                        stop = true;
+                        ++polls;
+                    } else {
+                        prefix += v[k] & kValueMask;
+                        q = flag == kInclusive ? 0u : q - 1u;
+                        stop = flag == kInclusive;
+                    }
+                }
             }
         }
         // Rarely: waited long enough. Take what is published, count the keys of the rest.
         while (q > 0u) {
-            uint v = atomicOr(tileWords[lookBackIndex(tiles, q - 1u, t)], 0u);
+            uint v = loadLookBack(lookBackIndex(tiles, q - 1u, t));
             uint flag = v & ~kValueMask;
             prefix += flag != 0u ? v & kValueMask : tileDigitCount(q - 1u, t, shift, bits);
             q = flag == kInclusive ? 0u : q - 1u;
