@@ -352,7 +352,7 @@ shared uint sTile;
 
 // The lanes of this subgroup whose key has `digit` (and is valid): below = those before this
 // lane, count = all of them, leader = the lowest of them.
-void matchDigit(uint digit, uint bits, bool valid, out uint below, out uint count, out uint leader)
+void matchDigit(uint digit, bool valid, out uint below, out uint count, out uint leader)
 {
     if (kBallotWords == 1u) {
         uint m = subgroupBallot(valid).x;
@@ -411,7 +411,6 @@ void main()
     uint bits = passBits(pc.pass);
     bool last = (pc.flags & kFlagLast) != 0u;
 
-
     // This subgroup's run of keys: counter set `slot`, turn `turn`.
     uint lane = gl_SubgroupInvocationID;
     uint slots = min(gl_NumSubgroups, kMaxSlots);
@@ -450,7 +449,7 @@ void main()
                 uint i = runStart + j * gl_SubgroupSize + lane;
                 uint d = digitOfKey(key[j], shift, bits);
                 uint below, count, leader;
-                matchDigit(d, bits, i < n, below, count, leader);
+                matchDigit(d, i < n, below, count, leader);
                 // Without a branch, so that the rows' ballots overlap the atomics before them:
                 // the other lanes add 0 to a word of their own above the counter sets.
                 bool add = i < n && lane == leader;
