@@ -824,15 +824,42 @@ void publishShared(uint level, uvec2 block, uint layer)
     if (gl_LocalInvocationIndex == 0u) publish(level, block, layer, sharedLoad(0u));
 }
 
-// Workgroup (i, j, layer) of the dispatch reduces the blocks (2i + x, 2j + y), x, y in {0, 1}, of
-// that layer (stage 0) - or block (i, j) alone when pc.pairs is 0 (small images, where more
-// workgroups beat fewer tickets) - and takes one ticket for all of them. Each stage is called
-// with a constant base, so that every store goes to a view the compiler knows.
+// Which blocks a workgroup holds: group (i, j) reduces the blocks (2i + x, 2j + y), x, y in {0, 1}
+// (or block (i, j) alone when pc.pairs is 0: small images, where more workgroups beat fewer
+// tickets), where (i, j) is its place in the dispatch - except that when the image has edge blocks
+// (which fold odd leftovers and take longer than regular ones), the groups that hold them come
+// first in dispatch order, the bottom-right corner first of all, so that they start in the first
+// wave instead of finishing last (H200, RGBA8: 1920x1080 20.6 -> 17.2 us, 4095^2 68.9 -> 54.8).
+uvec2 groupBlocks()
+{
+    uvec2 groups = gl_NumWorkGroups.xy;
+    uvec2 blocks = levelExtent(kBlockLevels);
+    bvec2 edge = notEqual(pc.extent, blocks << kBlockLevels);
+    if (!any(edge)) return gl_WorkGroupID.xy << pc.pairs;
+    uint i = gl_WorkGroupID.y * groups.x + gl_WorkGroupID.x;
+    uint inRow = edge.y ? groups.x : 0u;
+    uint inColumn = edge.x ? groups.y - (edge.y ? 1u : 0u) : 0u;
+    uvec2 g;
+    if (i < inRow) {
+        g = uvec2(groups.x - 1u - i, groups.y - 1u);
+    } else if (i < inRow + inColumn) {
+        g = uvec2(groups.x - 1u, groups.y - 1u - (edge.y ? 1u : 0u) - (i - inRow));
+    } else {
+        uint width = max(groups.x - (edge.x ? 1u : 0u), 1u);
+        i -= inRow + inColumn;
+        g = uvec2(i % width, i / width);
+    }
+    return g << pc.pairs;
+}
+
+// Workgroup (i, j, layer) reduces the blocks groupBlocks() names and takes one ticket for all of
+// them. Each stage is called with a constant base, so that every store goes to a view the compiler
+// knows.
 void main()
 {
     uint layer = gl_WorkGroupID.z;
     uvec2 blocks = levelExtent(kBlockLevels);
-    uvec2 first = gl_WorkGroupID.xy << pc.pairs;
+    uvec2 first = groupBlocks();
     uint blocksHere = pc.pairs != 0u ? 4u : 1u;
     bool chainGoesOn = pc.levelCount > kBlockLevels;
     bool fast = pc.levelCount >= kBlockLevels;
