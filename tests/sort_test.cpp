@@ -606,8 +606,6 @@ TEST_F(SortBadInput, NullCommandBufferIsRejected) {
     EXPECT_EQ(sorter.record(VK_NULL_HANDLE, good()), VK_ERROR_VALIDATION_FAILED_EXT);
 }
 
-} // namespace
-
 // A look-back that stops waiting counts the earlier tile's keys itself. With no polls allowed
 // that happens whenever a tile looks back at one that has not published yet.
 TEST_F(SortTest, OnesweepLookBackThatStopsWaitingCountsTheKeysItself) {
@@ -627,3 +625,5 @@ TEST_F(SortTest, OnesweepLookBackThatStopsWaitingCountsTheKeysItself) {
               seed++);
     }
 }
+
+} // namespace
