@@ -283,11 +283,16 @@ struct SortCase {
     bool low24 = false; // uint32 keys below 2^24: the top digit's pass moves nothing
 };
 
+// The key column of a sort row: "uint32", "float32" or "uint24" (uint32 keys below 2^24).
+const char *sortKeyLabel(vkfx::SortKey key, bool low24) {
+    return key == vkfx::SortKey::Float32 ? "float32" : low24 ? "uint24" : "uint32";
+}
+
 std::vector<SortCase> allSortCases() {
     std::vector<SortCase> cases;
     auto add = [&](vkfx::SortKey key, bool pairs, vkfx::SortPath path, bool indirect, std::uint32_t log2,
                    bool low24 = false) {
-        const std::string name = std::string(key == vkfx::SortKey::Float32 ? "float32" : low24 ? "uint24" : "uint32") +
+        const std::string name = std::string(sortKeyLabel(key, low24)) +
                                  (pairs ? " pairs" : " keys") + " 2^" + std::to_string(log2) +
                                  (path == vkfx::SortPath::Onesweep ? " onesweep" : " reduce-then-scan") +
                                  (indirect ? " indirect" : "");
@@ -943,7 +948,7 @@ Row Runner::run(const Case &c) {
 SortRow Runner::runSort(const SortCase &c) {
     SortRow row;
     row.name = c.name;
-    row.key = c.key == vkfx::SortKey::Float32 ? "float32" : c.low24 ? "uint24" : "uint32";
+    row.key = sortKeyLabel(c.key, c.low24);
     row.pairs = c.pairs;
     row.indirect = c.indirect;
     row.path = c.path == vkfx::SortPath::Onesweep ? "onesweep" : "reduce-then-scan";
