@@ -1,8 +1,21 @@
 // vkfx-bench: times vkfx's kernels against what an engine would use instead, on any Vulkan device.
 //
-//   vkfx-bench [downsample|sort] [--device NAME] [--quick] [--reps N] [--warmup N] [--filter A,B,...]
-//              [--csv FILE] [--json FILE] [--no-evict] [--evict-mib N] [--copy-mib N] [--list]
-//              [--verbose]
+//   vkfx-bench [downsample|sort|blur] [--device NAME] [--quick] [--reps N] [--warmup N]
+//              [--filter A,B,...] [--csv FILE] [--json FILE] [--no-evict] [--evict-mib N]
+//              [--copy-mib N] [--list] [--verbose]
+//
+// Blur (`vkfx-bench blur`). vkfx::Blurrer::record of a Gaussian blur (radius r = 1, 2, 4, .. 64
+// taps each side on both axes, sigma = r / 3, clamp to edge, one layer) of a 3840x2160 and a
+// 1920x1080 noise image, R8G8B8A8_UNORM and R16G16B16A16_SFLOAT, into a second image of the
+// format; against, in the same run on the same images, the two-pass blur engines write today: a
+// compute pass that blurs horizontally (one texel per invocation, 2r + 1 texelFetch taps, 16x16
+// workgroups) into an intermediate image of the format, an image barrier, and the vertical pass
+// into the destination (examples/bench/blur2.comp). Each row gives both medians, vkfx's minimum
+// and speed-up, and vkfx's place under a roofline: the bandwidth time (the image read once and
+// written once at the copy ceiling), the arithmetic time (2 (2r + 1) FMAs per channel per texel
+// at the FMA rate, measured in the same run by examples/bench/fma.comp and printed in the
+// header), their maximum and that over vkfx's median. Rows: "blur rgba8 3840x2160 r8".
+// --quick: only 256x256 R8G8B8A8_UNORM at r = 1 and 8.
 //
 // Sort (`vkfx-bench sort`). vkfx::Sorter::record of n = 2^16 .. 2^28 uint32 and float32 keys,
 // alone and with 32-bit values, on both paths (Onesweep, reduce-then-scan), plus recordIndirect
@@ -56,8 +69,10 @@
 #include "bench/report.hpp"
 
 #include <vkfx/spirv/bench.hpp>
+#include <vkfx/spirv/bench_blur2.hpp>
 #include <vkfx/spirv/bench_chain.hpp>
 #include <vkfx/spirv/bench_fill.hpp>
+#include <vkfx/spirv/bench_fma.hpp>
 #include <vkfx/spirv/bench_keys.hpp>
 
 #include <algorithm>
@@ -69,6 +84,7 @@
 #include <cstring>
 #include <ctime>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <string>
 #include <utility>
@@ -82,11 +98,28 @@ constexpr VkDeviceSize kMiB = VkDeviceSize{1} << 20;
 constexpr std::uint32_t kCopyGroupSize = 256; // local_size_x of copy.comp
 constexpr std::uint32_t kCopyUnroll = 4;      // kUnroll of copy.comp
 constexpr std::uint32_t kTile = 8;            // local size of chain.comp and fill.comp
+constexpr std::uint32_t kBlur2Tile = 16;      // local size of blur2.comp
+constexpr std::uint32_t kBlur2MaxRadius = 128; // kMaxRadius of blur2.comp
+// fma.comp: local_size_x, and FMAs per invocation per iteration (kUnroll * kChains * 4).
+constexpr std::uint32_t kFmaGroupSize = 256;
+constexpr std::uint32_t kFmaPerIteration = 8 * 4 * 4;
+constexpr std::uint32_t kFmaIterations = 256;
+constexpr double kFmaTargetUs = 2000; // the FMA grid grows until a repetition takes this long
+
+// Push constants of blur2.comp and fma.comp.
+struct Blur2Push {
+    std::uint32_t radius;
+    float weightScale; // -1 / (2 sigma^2)
+};
+struct FmaPush {
+    std::uint32_t iterations;
+    float m, c, never;
+};
 
 // --- options -------------------------------------------------------------------------------------
 
 struct Options {
-    std::string mode = "downsample"; // "downsample" or "sort"
+    std::string mode = "downsample"; // "downsample", "sort" or "blur"
     std::string device;
     bool quick = false;
     std::uint32_t reps = 30;
@@ -103,14 +136,19 @@ struct Options {
 void usage(std::FILE *out) {
     std::fprintf(
         out,
-        "usage: vkfx-bench [downsample|sort] [options]\n"
+        "usage: vkfx-bench [downsample|sort|blur] [options]\n"
+        "  downsample       (default) vkfx's mip chain against blit and compute chains\n"
+        "  sort             vkfx's radix sort of 2^16 .. 2^28 keys\n"
+        "  blur             vkfx's Gaussian blur against a two-pass compute blur, and its\n"
+        "                   fraction of the roofline (copy ceiling, FMA rate)\n"
         "  --device NAME    run on the first device whose name contains NAME (any case);\n"
         "                   default: the first GPU, else lavapipe\n"
         "  --quick          small sizes only, 3 repetitions, small copy/eviction buffers (CI)\n"
         "  --reps N         timed repetitions per workload (default 30; --quick: 3)\n"
         "  --warmup N       untimed repetitions first (default 3; --quick: 1)\n"
         "  --filter A,B     only rows whose name contains A or B (any case), e.g.\n"
-        "                   \"R32_SFLOAT\", \"4096x4096\", \"SRGB 1920x1080\", \" min\"\n"
+        "                   \"R32_SFLOAT\", \"4096x4096\", \"SRGB 1920x1080\", \" min\";\n"
+        "                   sort: \"uint32 keys\", \"2^24\"; blur: \"rgba16f\", \"1920x1080 r8\"\n"
         "  --csv FILE       also write the rows as CSV\n"
         "  --json FILE      also write the rows as JSON\n"
         "  --no-evict       do not push the input out of the L2 before each repetition\n"
@@ -184,7 +222,7 @@ Options parseOptions(int argc, char **argv) {
             o.list = true;
         } else if (a == "--verbose") {
             o.verbose = true;
-        } else if (a == "sort" || a == "downsample") {
+        } else if (a == "sort" || a == "downsample" || a == "blur") {
             o.mode = a;
         } else {
             usage(stderr);
@@ -320,6 +358,43 @@ std::vector<SortCase> allSortCases() {
     return cases;
 }
 
+// Blur: a Gaussian of radius r (both axes, sigma = r / 3, clamp to edge) of one layer.
+struct BlurCase {
+    std::string name; // "blur rgba8 3840x2160 r8"
+    Format format;
+    std::uint32_t channels; // filtered channels: the arithmetic time's count
+    std::uint32_t width, height;
+    std::uint32_t radius;
+    bool quick;
+    std::uint32_t layers = 1;
+    float sigma() const { return static_cast<float>(radius) / 3.0f; }
+};
+
+// The full run's rows, or --quick's (256x256 RGBA8 at r = 1 and 8: seconds on lavapipe).
+std::vector<BlurCase> allBlurCases(bool quick) {
+    std::vector<BlurCase> cases;
+    auto add = [&](const Format &f, const char *label, std::uint32_t w, std::uint32_t h,
+                   std::uint32_t r) {
+        const std::string name = std::string("blur ") + label + " " + std::to_string(w) + "x" +
+                                 std::to_string(h) + " r" + std::to_string(r);
+        cases.push_back({name, f, 4, w, h, r, quick});
+    };
+    if (quick) {
+        for (std::uint32_t r : {1u, 8u})
+            add(kRgba8, "rgba8", 256, 256, r);
+        return cases;
+    }
+    const std::pair<Format, const char *> formats[] = {{kRgba8, "rgba8"}, {kRgba16f, "rgba16f"}};
+    const VkExtent2D sizes[] = {{3840, 2160}, {1920, 1080}};
+    for (const auto &[format, label] : formats) {
+        for (const VkExtent2D &size : sizes) {
+            for (std::uint32_t r = 1; r <= 64; r *= 2)
+                add(format, label, size.width, size.height, r);
+        }
+    }
+    return cases;
+}
+
 std::string utcNow() {
     std::time_t now = std::time(nullptr);
     char buf[32] = "unknown";
@@ -362,6 +437,9 @@ class Runner {
     std::string evictionText() const;
     Row run(const Case &c);
     SortRow runSort(const SortCase &c);
+    // Measures the fp32 FMA rate (examples/bench/fma.comp); fills `info` (fmaGPerS, fmaBestGPerS).
+    void measureFmaRate(RunInfo *info);
+    BlurRow runBlur(const BlurCase &c);
 
   private:
     // About 20 ms of copies (the eviction buffers), so that the GPU has left its idle clocks
@@ -372,9 +450,15 @@ class Runner {
     void recordCopy(VkCommandBuffer cmd, const Buffer &src, const Buffer &dst,
                     VkDeviceSize bytes) const;
     VkDeviceSize storageBufferCap(VkDeviceSize wanted) const;
-    std::string createImage(const Case &c, std::uint32_t levels, TestImage *out);
+    // A 2D image of `levels` levels and `layers` layers (STORAGE, SAMPLED, TRANSFER_SRC and _DST),
+    // its memory and its views; "" or why it cannot be created (device limits, memory).
+    std::string createImage(const Format &format, std::uint32_t width, std::uint32_t height,
+                            std::uint32_t layers, std::uint32_t levels, TestImage *out);
     void destroyImage(TestImage &image);
-    void fillImage(const Case &c, const TestImage &image, std::uint32_t levels);
+    void fillImage(const TestImage &image, Fill fill);
+    // Whether compute shaders can texelFetch `f` through a sampled view and imageStore it
+    // through a storage view (the compute baselines).
+    bool computeReadWrite(const Format &f) const;
     const Kernel &fillKernel(Fill f) const;
     const Kernel &chainKernel(const Case &c) const;
     // The Downsampler for (format, reduction) with at least `scratch` bytes of scratch.
@@ -384,12 +468,20 @@ class Runner {
     Timing measureChain(const Case &c, const TestImage &image, std::uint32_t levels);
     Timing measureBlit(const Case &c, const TestImage &image, std::uint32_t levels);
 
+    // The Blurrer for `format` (created on first use).
+    VkResult blurrer(VkFormat format, const vkfx::Blurrer **out);
+    Timing measureBlurVkfx(const BlurCase &c, const TestImage &src, const TestImage &dst);
+    Timing measureTwoPass(const BlurCase &c, const TestImage &src, const TestImage &mid,
+                          const TestImage &dst);
+
     Gpu &m_gpu;
     Options m_options;
     Kernel m_copy;
     Kernel m_fill[3];
     Kernel m_keys;
     Kernel m_chainRgba8, m_chainSrgb8, m_chainRgba16f, m_chainR32fAvg, m_chainR32fMin;
+    Kernel m_blur2[2][2]; // blur2.comp: [RGBA8, RGBA16F][horizontal, vertical]
+    Kernel m_fma;
     Buffer m_evictSrc, m_evictDst;
     VkQueryPool m_queries = VK_NULL_HANDLE;
     struct CachedDownsampler {
@@ -397,6 +489,7 @@ class Runner {
         VkDeviceSize scratch = 0;
     };
     std::map<std::pair<VkFormat, vkfx::Reduction>, CachedDownsampler> m_downsamplers;
+    std::map<VkFormat, vkfx::Blurrer> m_blurrers;
     std::uint32_t m_seed = 1;
 };
 
@@ -422,6 +515,16 @@ Runner::Runner(Gpu &gpu, const Options &options) : m_gpu(gpu), m_options(options
                                   {kSampled, kStorage}, 8, "chain");
     m_chainR32fMin = createKernel(gpu, bench_chain_r32f_min, sizeof(bench_chain_r32f_min),
                                   {kSampled, kStorage}, 8, "chain");
+    m_blur2[0][0] = createKernel(gpu, bench_blur2_rgba8_x, sizeof(bench_blur2_rgba8_x),
+                                 {kSampled, kStorage}, sizeof(Blur2Push), "blur2");
+    m_blur2[0][1] = createKernel(gpu, bench_blur2_rgba8_y, sizeof(bench_blur2_rgba8_y),
+                                 {kSampled, kStorage}, sizeof(Blur2Push), "blur2");
+    m_blur2[1][0] = createKernel(gpu, bench_blur2_rgba16f_x, sizeof(bench_blur2_rgba16f_x),
+                                 {kSampled, kStorage}, sizeof(Blur2Push), "blur2");
+    m_blur2[1][1] = createKernel(gpu, bench_blur2_rgba16f_y, sizeof(bench_blur2_rgba16f_y),
+                                 {kSampled, kStorage}, sizeof(Blur2Push), "blur2");
+    m_fma =
+        createKernel(gpu, bench_fma_rate, sizeof(bench_fma_rate), {kBuf}, sizeof(FmaPush), "fma");
 
     VkQueryPoolCreateInfo qpi{};
     qpi.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO;
@@ -444,12 +547,14 @@ Runner::Runner(Gpu &gpu, const Options &options) : m_gpu(gpu), m_options(options
 Runner::~Runner() {
     vkDeviceWaitIdle(m_gpu.device);
     m_downsamplers.clear();
+    m_blurrers.clear();
     destroyBuffer(m_gpu, m_evictSrc);
     destroyBuffer(m_gpu, m_evictDst);
     if (m_queries)
         vkDestroyQueryPool(m_gpu.device, m_queries, nullptr);
-    for (Kernel *k : {&m_copy, &m_fill[0], &m_fill[1], &m_fill[2], &m_keys, &m_chainRgba8, &m_chainSrgb8,
-                      &m_chainRgba16f, &m_chainR32fAvg, &m_chainR32fMin}) {
+    for (Kernel *k : {&m_copy, &m_fill[0], &m_fill[1], &m_fill[2], &m_keys, &m_chainRgba8,
+                      &m_chainSrgb8, &m_chainRgba16f, &m_chainR32fAvg, &m_chainR32fMin,
+                      &m_blur2[0][0], &m_blur2[0][1], &m_blur2[1][0], &m_blur2[1][1], &m_fma}) {
         destroyKernel(m_gpu, *k);
     }
 }
@@ -583,24 +688,25 @@ void Runner::measureCeiling(RunInfo *info) {
     info->ceilingBestGBps = moved / (t.minUs * 1e3);
 }
 
-std::string Runner::createImage(const Case &c, std::uint32_t levels, TestImage *out) {
+std::string Runner::createImage(const Format &format, std::uint32_t width, std::uint32_t height,
+                                std::uint32_t layers, std::uint32_t levels, TestImage *out) {
     *out = TestImage{};
     const VkPhysicalDeviceLimits &limits = m_gpu.props.limits;
-    if (std::max(c.width, c.height) > limits.maxImageDimension2D) {
+    if (std::max(width, height) > limits.maxImageDimension2D) {
         return "over maxImageDimension2D (" + std::to_string(limits.maxImageDimension2D) + ")";
     }
-    const bool srgb = c.format.storage != c.format.format;
+    const bool srgb = format.storage != format.format;
     VkImageCreateInfo &ii = out->info;
     ii.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO;
     if (srgb)
         ii.flags |= VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT | VK_IMAGE_CREATE_EXTENDED_USAGE_BIT;
-    if (c.layers == 6 && c.width == c.height)
+    if (layers == 6 && width == height)
         ii.flags |= VK_IMAGE_CREATE_CUBE_COMPATIBLE_BIT;
     ii.imageType = VK_IMAGE_TYPE_2D;
-    ii.format = c.format.format;
-    ii.extent = {c.width, c.height, 1};
+    ii.format = format.format;
+    ii.extent = {width, height, 1};
     ii.mipLevels = levels;
-    ii.arrayLayers = c.layers;
+    ii.arrayLayers = layers;
     ii.samples = VK_SAMPLE_COUNT_1_BIT;
     ii.tiling = VK_IMAGE_TILING_OPTIMAL;
     ii.usage = VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_SAMPLED_BIT |
@@ -613,8 +719,8 @@ std::string Runner::createImage(const Case &c, std::uint32_t levels, TestImage *
                                                  ii.usage, ii.flags, &ifp) != VK_SUCCESS) {
         return "the device has no such image (format, usage, flags)";
     }
-    if (ifp.maxExtent.width < c.width || ifp.maxExtent.height < c.height ||
-        ifp.maxMipLevels < levels || ifp.maxArrayLayers < c.layers) {
+    if (ifp.maxExtent.width < width || ifp.maxExtent.height < height || ifp.maxMipLevels < levels ||
+        ifp.maxArrayLayers < layers) {
         return "over the device's image limits for this format";
     }
     if (vkCreateImage(m_gpu.device, &ii, nullptr, &out->image) != VK_SUCCESS)
@@ -655,8 +761,8 @@ std::string Runner::createImage(const Case &c, std::uint32_t levels, TestImage *
             vi.pNext = &viewUsage;
             vi.image = out->image;
             vi.viewType = VK_IMAGE_VIEW_TYPE_2D_ARRAY;
-            vi.format = storage ? c.format.storage : c.format.format;
-            vi.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, level, 1, 0, c.layers};
+            vi.format = storage ? format.storage : format.format;
+            vi.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, level, 1, 0, layers};
             VkImageView view;
             check(vkCreateImageView(m_gpu.device, &vi, nullptr, &view), "vkCreateImageView");
             (storage ? out->storage : out->sampled).push_back(view);
@@ -694,23 +800,30 @@ const Kernel &Runner::chainKernel(const Case &c) const {
     }
 }
 
-// Level 0 gets noise; afterwards level 0 is in SHADER_READ_ONLY_OPTIMAL and the other levels in
-// GENERAL: the state vkfx and the compute chain start from (and that the blit chain returns to).
-void Runner::fillImage(const Case &c, const TestImage &image, std::uint32_t levels) {
-    VkCommandBuffer cmd = beginCommands(m_gpu);
-    VkImageMemoryBarrier toGeneral =
-        imageBarrier(image.image, 0, levels, c.layers, VK_IMAGE_LAYOUT_UNDEFINED,
-                     VK_IMAGE_LAYOUT_GENERAL, 0, VK_ACCESS_SHADER_WRITE_BIT);
+// Every level of `image` from UNDEFINED to GENERAL, for compute reads and writes.
+void recordToGeneral(VkCommandBuffer cmd, const TestImage &image) {
+    const VkImageMemoryBarrier toGeneral = imageBarrier(
+        image.image, 0, image.info.mipLevels, image.info.arrayLayers, VK_IMAGE_LAYOUT_UNDEFINED,
+        VK_IMAGE_LAYOUT_GENERAL, 0, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
     vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
                          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 0, nullptr, 0, nullptr, 1,
                          &toGeneral);
+}
+
+// Level 0 gets noise; afterwards level 0 is in SHADER_READ_ONLY_OPTIMAL and the other levels in
+// GENERAL: the state vkfx and the compute chain start from (and that the blit chain returns to).
+void Runner::fillImage(const TestImage &image, Fill fill) {
+    const std::uint32_t width = image.info.extent.width, height = image.info.extent.height;
+    const std::uint32_t layers = image.info.arrayLayers;
+    VkCommandBuffer cmd = beginCommands(m_gpu);
+    recordToGeneral(cmd, image);
     const VkDescriptorImageInfo dst{VK_NULL_HANDLE, image.storage[0], VK_IMAGE_LAYOUT_GENERAL};
-    const std::uint32_t push[3] = {c.width, c.height, m_seed++};
-    bindKernel(m_gpu, cmd, fillKernel(c.format.fill),
+    const std::uint32_t push[3] = {width, height, m_seed++};
+    bindKernel(m_gpu, cmd, fillKernel(fill),
                {imageWrite(0, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, &dst)}, push, sizeof(push));
-    vkCmdDispatch(cmd, (c.width + kTile - 1) / kTile, (c.height + kTile - 1) / kTile, c.layers);
+    vkCmdDispatch(cmd, (width + kTile - 1) / kTile, (height + kTile - 1) / kTile, layers);
     VkImageMemoryBarrier toRead =
-        imageBarrier(image.image, 0, 1, c.layers, VK_IMAGE_LAYOUT_GENERAL,
+        imageBarrier(image.image, 0, 1, layers, VK_IMAGE_LAYOUT_GENERAL,
                      VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_ACCESS_SHADER_WRITE_BIT,
                      VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT);
     vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
@@ -738,8 +851,16 @@ VkResult Runner::downsampler(const Case &c, VkDeviceSize scratch, const vkfx::Do
     return VK_SUCCESS;
 }
 
-Timing Runner::measureVkfx(const Case &c, const TestImage &image, std::uint32_t levels) {
+// The cell of a vkfx call that failed: "n/a: <reason>" where the format is not supported, else
+// "error: <reason>" (vkfx::lastError()).
+Timing vkfxFailure(VkResult r) {
     Timing failed;
+    failed.note =
+        std::string(r == VK_ERROR_FORMAT_NOT_SUPPORTED ? "n/a: " : "error: ") + vkfx::lastError();
+    return failed;
+}
+
+Timing Runner::measureVkfx(const Case &c, const TestImage &image, std::uint32_t levels) {
     const vkfx::Downsampler *spd = nullptr;
     VkResult r = downsampler(c, 0, &spd);
     if (r == VK_SUCCESS) {
@@ -748,11 +869,8 @@ Timing Runner::measureVkfx(const Case &c, const TestImage &image, std::uint32_t 
             spd->scratchRequirements({c.width, c.height}, c.layers, levels - 1).size;
         r = downsampler(c, need, &spd);
     }
-    if (r != VK_SUCCESS) {
-        failed.note = std::string(r == VK_ERROR_FORMAT_NOT_SUPPORTED ? "n/a: " : "error: ") +
-                      vkfx::lastError();
-        return failed;
-    }
+    if (r != VK_SUCCESS)
+        return vkfxFailure(r);
     vkfx::DownsampleTarget target;
     vkfx::DownsampleTargetCreateInfo ti;
     ti.image = image.image;
@@ -763,10 +881,8 @@ Timing Runner::measureVkfx(const Case &c, const TestImage &image, std::uint32_t 
     ti.flags = image.info.flags;
     ti.layerCount = c.layers;
     r = vkfx::DownsampleTarget::create(m_gpu.vkfx, ti, &target);
-    if (r != VK_SUCCESS) {
-        failed.note = std::string("error: ") + vkfx::lastError();
-        return failed;
-    }
+    if (r != VK_SUCCESS)
+        return vkfxFailure(r);
     Method m;
     m.work = [&](VkCommandBuffer cmd) {
         vkfx::DownsampleInfo di;
@@ -777,13 +893,17 @@ Timing Runner::measureVkfx(const Case &c, const TestImage &image, std::uint32_t 
     return measure(m);
 }
 
+bool Runner::computeReadWrite(const Format &f) const {
+    VkFormatProperties sampled{}, storage{};
+    vkGetPhysicalDeviceFormatProperties(m_gpu.physical, f.format, &sampled);
+    vkGetPhysicalDeviceFormatProperties(m_gpu.physical, f.storage, &storage);
+    return (sampled.optimalTilingFeatures & VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT) &&
+           (storage.optimalTilingFeatures & VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT);
+}
+
 Timing Runner::measureChain(const Case &c, const TestImage &image, std::uint32_t levels) {
     Timing na;
-    VkFormatProperties sampled{}, storage{};
-    vkGetPhysicalDeviceFormatProperties(m_gpu.physical, c.format.format, &sampled);
-    vkGetPhysicalDeviceFormatProperties(m_gpu.physical, c.format.storage, &storage);
-    if (!(sampled.optimalTilingFeatures & VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT) ||
-        !(storage.optimalTilingFeatures & VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT)) {
+    if (!computeReadWrite(c.format)) {
         na.note = "n/a";
         return na;
     }
@@ -904,13 +1024,38 @@ Timing Runner::measureBlit(const Case &c, const TestImage &image, std::uint32_t 
     return measure(m);
 }
 
-Row Runner::run(const Case &c) {
-    Row row;
+// --verbose: the wall time of each step of a row on stderr ("<row>: <step> took N ms (wall)").
+class Laps {
+  public:
+    Laps(bool verbose, const std::string &row) : m_verbose(verbose), m_row(row) {}
+    void operator()(const char *step) {
+        const auto now = std::chrono::steady_clock::now();
+        if (m_verbose) {
+            std::fprintf(stderr, "vkfx-bench: %s: %s took %.0f ms (wall)\n", m_row.c_str(), step,
+                         std::chrono::duration<double, std::milli>(now - m_start).count());
+        }
+        m_start = now;
+    }
+
+  private:
+    bool m_verbose;
+    std::string m_row;
+    std::chrono::steady_clock::time_point m_start = std::chrono::steady_clock::now();
+};
+
+// The fields of a row that every image mode's case gives the same way.
+template <typename RowT, typename CaseT> RowT imageRow(const CaseT &c) {
+    RowT row;
     row.name = c.name;
     row.format = c.format.name;
     row.width = c.width;
     row.height = c.height;
     row.layers = c.layers;
+    return row;
+}
+
+Row Runner::run(const Case &c) {
+    Row row = imageRow<Row>(c);
     row.reduction = c.reduction == vkfx::Reduction::Min ? "min" : "avg";
     row.levels = fullChainLevels({c.width, c.height});
     double texels = double(c.width) * double(c.height); // level 0 read once
@@ -921,19 +1066,11 @@ Row Runner::run(const Case &c) {
     row.bytes = texels * c.format.bytesPerTexel * c.layers;
 
     TestImage image;
-    row.skipped = createImage(c, row.levels, &image);
+    row.skipped = createImage(c.format, c.width, c.height, c.layers, row.levels, &image);
     if (!row.skipped.empty())
         return row;
-    auto t0 = std::chrono::steady_clock::now();
-    auto lap = [&](const char *what) {
-        auto t1 = std::chrono::steady_clock::now();
-        if (m_options.verbose) {
-            std::fprintf(stderr, "vkfx-bench: %s: %s took %.0f ms (wall)\n", c.name.c_str(), what,
-                         std::chrono::duration<double, std::milli>(t1 - t0).count());
-        }
-        t0 = t1;
-    };
-    fillImage(c, image, row.levels);
+    Laps lap(m_options.verbose, c.name);
+    fillImage(image, c.format.fill);
     lap("fill");
     row.vkfx = measureVkfx(c, image, row.levels);
     lap("vkfx");
@@ -1029,6 +1166,160 @@ SortRow Runner::runSort(const SortCase &c) {
     return row;
 }
 
+void Runner::measureFmaRate(RunInfo *info) {
+    Buffer sink;
+    check(createBuffer(m_gpu, 16, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, &sink),
+          "allocating the FMA sink");
+    const VkDescriptorBufferInfo out{sink.buffer, 0, 16};
+    const FmaPush push{kFmaIterations, 0.999f, 0.001f, -1.0f};
+    const std::uint32_t maxGroups = m_gpu.props.limits.maxComputeWorkGroupCount[0];
+    std::uint32_t groups = 16;
+    Method fma;
+    fma.evict = false; // no memory traffic
+    fma.work = [&](VkCommandBuffer cmd) {
+        bindKernel(m_gpu, cmd, m_fma, {bufferWrite(0, &out)}, &push, sizeof(push));
+        vkCmdDispatch(cmd, groups, 1, 1);
+        return true;
+    };
+    // Grow the grid until a repetition takes kFmaTargetUs: many waves of workgroups on any device.
+    Timing t = measure(fma);
+    while (t.valid && t.medianUs < kFmaTargetUs && groups < maxGroups) {
+        const double grow = std::clamp(kFmaTargetUs / std::max(t.medianUs, 1.0), 2.0, 64.0);
+        groups = static_cast<std::uint32_t>(
+            std::min(static_cast<double>(groups) * grow, double(maxGroups)));
+        t = measure(fma);
+    }
+    destroyBuffer(m_gpu, sink);
+    if (!t.valid)
+        die("measuring the FMA rate failed: " + t.note);
+    const double fmas = double(groups) * kFmaGroupSize * kFmaIterations * kFmaPerIteration;
+    info->fmaGPerS = fmas / (t.medianUs * 1e3);
+    info->fmaBestGPerS = fmas / (t.minUs * 1e3);
+}
+
+VkResult Runner::blurrer(VkFormat format, const vkfx::Blurrer **out) {
+    auto found = m_blurrers.find(format);
+    if (found == m_blurrers.end()) {
+        vkfx::Blurrer created;
+        const VkResult r = vkfx::Blurrer::create(m_gpu.vkfx, {.format = format}, &created);
+        if (r != VK_SUCCESS)
+            return r;
+        found = m_blurrers.emplace(format, std::move(created)).first;
+    }
+    *out = &found->second;
+    return VK_SUCCESS;
+}
+
+Timing Runner::measureBlurVkfx(const BlurCase &c, const TestImage &src, const TestImage &dst) {
+    const vkfx::Blurrer *blur = nullptr;
+    VkResult r = blurrer(c.format.format, &blur);
+    vkfx::BlurTarget source, destination;
+    for (auto [image, target] : {std::pair{&src, &source}, std::pair{&dst, &destination}}) {
+        if (r == VK_SUCCESS) {
+            r = vkfx::BlurTarget::create(
+                m_gpu.vkfx,
+                {.image = image->image,
+                 .format = image->info.format,
+                 .extent = {image->info.extent.width, image->info.extent.height},
+                 .mipLevels = image->info.mipLevels,
+                 .usage = image->info.usage,
+                 .flags = image->info.flags,
+                 .layerCount = image->info.arrayLayers},
+                target);
+        }
+    }
+    if (r != VK_SUCCESS)
+        return vkfxFailure(r);
+    Method m;
+    m.prologue = [&](VkCommandBuffer cmd) { heat(cmd); };
+    m.work = [&](VkCommandBuffer cmd) {
+        return blur->record(cmd, {.source = &source,
+                                  .destination = &destination,
+                                  .filter = vkfx::BlurFilter::Gaussian,
+                                  .sigmaX = c.sigma(),
+                                  .sigmaY = c.sigma(),
+                                  .radiusX = c.radius,
+                                  .radiusY = c.radius,
+                                  .border = vkfx::BlurBorder::ClampToEdge,
+                                  .sourceLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL}) ==
+               VK_SUCCESS;
+    };
+    return measure(m);
+}
+
+Timing Runner::measureTwoPass(const BlurCase &c, const TestImage &src, const TestImage &mid,
+                              const TestImage &dst) {
+    Timing na;
+    if (!computeReadWrite(c.format) || c.radius > kBlur2MaxRadius) {
+        na.note = "n/a";
+        return na;
+    }
+    const Kernel(&passes)[2] = m_blur2[c.format.fill == Fill::Rgba16f ? 1 : 0];
+    const float sigma = c.sigma();
+    const Blur2Push push{c.radius,
+                         static_cast<float>(-1.0 / (2.0 * double(sigma) * double(sigma)))};
+    // One axis: `from` (its sampled view, in `layout`) blurred into `to` (its storage view).
+    auto pass = [&](VkCommandBuffer cmd, const Kernel &k, const TestImage &from,
+                    VkImageLayout layout, const TestImage &to) {
+        const VkDescriptorImageInfo read{VK_NULL_HANDLE, from.sampled[0], layout};
+        const VkDescriptorImageInfo write{VK_NULL_HANDLE, to.storage[0], VK_IMAGE_LAYOUT_GENERAL};
+        bindKernel(m_gpu, cmd, k,
+                   {imageWrite(0, VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, &read),
+                    imageWrite(1, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, &write)},
+                   &push, sizeof(push));
+        vkCmdDispatch(cmd, (c.width + kBlur2Tile - 1) / kBlur2Tile,
+                      (c.height + kBlur2Tile - 1) / kBlur2Tile, to.info.arrayLayers);
+    };
+    Method m;
+    m.prologue = [&](VkCommandBuffer cmd) { heat(cmd); };
+    m.work = [&](VkCommandBuffer cmd) {
+        pass(cmd, passes[0], src, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, mid);
+        const VkImageMemoryBarrier b = imageBarrier(
+            mid.image, 0, 1, mid.info.arrayLayers, VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_GENERAL,
+            VK_ACCESS_SHADER_WRITE_BIT, VK_ACCESS_SHADER_READ_BIT);
+        vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                             VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 0, nullptr, 0, nullptr, 1,
+                             &b);
+        pass(cmd, passes[1], mid, VK_IMAGE_LAYOUT_GENERAL, dst);
+        return true;
+    };
+    return measure(m);
+}
+
+BlurRow Runner::runBlur(const BlurCase &c) {
+    BlurRow row = imageRow<BlurRow>(c);
+    row.radius = c.radius;
+    row.sigma = static_cast<double>(c.sigma());
+    row.channels = c.channels;
+    const double texels = double(c.width) * double(c.height) * c.layers;
+    row.bytes = 2.0 * texels * c.format.bytesPerTexel;
+    row.fmas = 2.0 * (2.0 * c.radius + 1.0) * c.channels * texels;
+
+    // The source (noise, SHADER_READ_ONLY_OPTIMAL), the two-pass blur's intermediate and the
+    // destination (GENERAL).
+    TestImage src, mid, dst;
+    for (TestImage *image : {&src, &mid, &dst}) {
+        if (row.skipped.empty())
+            row.skipped = createImage(c.format, c.width, c.height, c.layers, 1, image);
+    }
+    if (row.skipped.empty()) {
+        Laps lap(m_options.verbose, c.name);
+        fillImage(src, c.format.fill);
+        VkCommandBuffer cmd = beginCommands(m_gpu);
+        recordToGeneral(cmd, mid);
+        recordToGeneral(cmd, dst);
+        submitAndWait(m_gpu);
+        lap("fill");
+        row.vkfx = measureBlurVkfx(c, src, dst);
+        lap("vkfx");
+        row.twoPass = measureTwoPass(c, src, mid, dst);
+        lap("2-pass");
+    }
+    for (TestImage *image : {&src, &mid, &dst})
+        destroyImage(*image);
+    return row;
+}
+
 bool envFlag(const char *name) {
     const char *v = std::getenv(name);
     return v && std::strcmp(v, "1") == 0;
@@ -1088,11 +1379,13 @@ template <typename CaseT, typename RowT> struct Mode {
     std::vector<CaseT> cases;
     RowT (Runner::*run)(const CaseT &);
     void (*tableHeader)(std::FILE *);
-    void (*printRow)(std::FILE *, const RowT &, double);
+    void (*printRow)(std::FILE *, const RowT &, const RunInfo &);
     void (*legend)(std::FILE *);
     bool (*failed)(const RowT &); // a workload of a row that was not skipped returned an error
     bool (*csv)(const std::string &, const RunInfo &, const std::vector<RowT> &);
     bool (*json)(const std::string &, const RunInfo &, const std::vector<RowT> &);
+    // What the mode measures before its rows besides the copy ceiling (into the info), or null.
+    void (Runner::*measureRates)(RunInfo *);
 };
 
 // Selects the mode's cases (--quick, --filter), lists them or runs them: the table on stdout,
@@ -1119,11 +1412,13 @@ template <typename CaseT, typename RowT> int runMode(const Options &options, con
         Runner runner(gpu, options);
         info.eviction = runner.evictionText();
         runner.measureCeiling(&info);
+        if (mode.measureRates)
+            (runner.*mode.measureRates)(&info);
         printHeader(stdout, info);
         mode.tableHeader(stdout);
         for (const CaseT &c : cases) {
             rows.push_back((runner.*mode.run)(c));
-            mode.printRow(stdout, rows.back(), info.ceilingGBps);
+            mode.printRow(stdout, rows.back(), info);
         }
     }
     mode.legend(stdout);
@@ -1141,26 +1436,35 @@ template <typename CaseT, typename RowT> int runMode(const Options &options, con
     return finish(gpu, filesOk, failed);
 }
 
-// Downsample: "n/a" (the device cannot) and "-" (the method cannot) are no failures.
-bool downsampleFailed(const Row &r) {
-    for (const Timing *t : {&r.vkfx, &r.blit, &r.chain}) {
-        if (t->note.rfind("error", 0) == 0)
-            return true;
-    }
-    return false;
+// A workload of the row failed: a cell's note is an error ("n/a", the device cannot, and "-", the
+// method cannot, are no failures).
+bool anyError(std::initializer_list<const Timing *> cells) {
+    return std::any_of(cells.begin(), cells.end(),
+                       [](const Timing *t) { return t->note.rfind("error", 0) == 0; });
 }
 
+bool downsampleFailed(const Row &r) { return anyError({&r.vkfx, &r.blit, &r.chain}); }
+
 bool sortFailed(const SortRow &r) { return !r.vkfx.valid; }
+
+bool blurFailed(const BlurRow &r) { return anyError({&r.vkfx, &r.twoPass}); }
 
 } // namespace
 
 int main(int argc, char **argv) {
     const Options options = parseOptions(argc, argv);
     if (options.mode == "sort") {
-        return runMode<SortCase, SortRow>(options, {allSortCases(), &Runner::runSort, printSortTableHeader,
-                                                    printSortRow, printSortLegend, sortFailed, writeSortCsv,
-                                                    writeSortJson});
+        return runMode<SortCase, SortRow>(
+            options, {allSortCases(), &Runner::runSort, printSortTableHeader, printSortRow,
+                      printSortLegend, sortFailed, writeSortCsv, writeSortJson, nullptr});
     }
-    return runMode<Case, Row>(options, {allCases(), &Runner::run, printTableHeader, printRow, printLegend,
-                                        downsampleFailed, writeCsv, writeJson});
+    if (options.mode == "blur") {
+        return runMode<BlurCase, BlurRow>(options, {allBlurCases(options.quick), &Runner::runBlur,
+                                                    printBlurTableHeader, printBlurRow,
+                                                    printBlurLegend, blurFailed, writeBlurCsv,
+                                                    writeBlurJson, &Runner::measureFmaRate});
+    }
+    return runMode<Case, Row>(options,
+                              {allCases(), &Runner::run, printTableHeader, printRow, printLegend,
+                               downsampleFailed, writeCsv, writeJson, nullptr});
 }

@@ -9,6 +9,7 @@
 //
 // VKFX_TEST_VERBOSE=1 prints the largest error of every case.
 #include "support/compare.hpp"
+#include "support/errors.hpp"
 #include "support/formats.hpp"
 #include "support/gpu.hpp"
 #include "support/reference.hpp"
@@ -61,29 +62,6 @@ bool verbose() {
         return s && std::strcmp(s, "1") == 0;
     }();
     return v;
-}
-
-// A readable reason, fresh from the call just made (see freshLastError()).
-::testing::AssertionResult isFreshReason(const std::string &before) {
-    std::string s = vkfx::lastError();
-    if (s.empty())
-        return ::testing::AssertionFailure() << "lastError() is empty";
-    if (s == before)
-        return ::testing::AssertionFailure() << "lastError() was not updated: '" << s << "'";
-    for (char ch : s) {
-        if (ch < 0x20 || ch > 0x7E)
-            return ::testing::AssertionFailure() << "unprintable lastError(): '" << s << "'";
-    }
-    if (s.rfind("vkfx::", 0) != 0)
-        return ::testing::AssertionFailure() << "lastError() does not name the call: '" << s << "'";
-    return ::testing::AssertionSuccess() << s;
-}
-
-// Sets lastError() to a known, unrelated reason so that a test can tell that the next failing call
-// wrote its own.
-std::string freshLastError() {
-    vkfx::Device::create({}, nullptr);
-    return vkfx::lastError();
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,21 +1,23 @@
 #include "bench/report.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
 #include <utility>
 
 namespace bench {
 namespace {
 
-std::string sizeText(const Row &row) {
+std::string sizeText(std::uint32_t width, std::uint32_t height, std::uint32_t layers) {
     char buf[48];
-    if (row.layers > 1)
-        std::snprintf(buf, sizeof(buf), "%ux%ux%u", unsigned(row.width), unsigned(row.height),
-                      unsigned(row.layers));
+    if (layers > 1)
+        std::snprintf(buf, sizeof(buf), "%ux%ux%u", unsigned(width), unsigned(height),
+                      unsigned(layers));
     else
-        std::snprintf(buf, sizeof(buf), "%ux%u", unsigned(row.width), unsigned(row.height));
+        std::snprintf(buf, sizeof(buf), "%ux%u", unsigned(width), unsigned(height));
     return buf;
 }
 
@@ -23,6 +25,52 @@ std::string number(double v, int decimals) {
     char buf[64];
     std::snprintf(buf, sizeof(buf), "%.*f", decimals, v);
     return buf;
+}
+
+// A derived time in us (2 decimals below 10), or "-" when it was not measured (0).
+std::string usCell(double us) { return us > 0 ? number(us, us < 10 ? 2 : 1) : "-"; }
+
+// "12.3%", "1.25x", or "-" when the value was not measured (0).
+std::string percentCell(double fraction) {
+    return fraction > 0 ? number(100.0 * fraction, 1) + "%" : "-";
+}
+std::string timesCell(double ratio) { return ratio > 0 ? number(ratio, 2) + "x" : "-"; }
+
+// The legend below a table: an empty line, then the lines.
+template <std::size_t N> void printLines(std::FILE *out, const char *const (&lines)[N]) {
+    std::fprintf(out, "\n");
+    for (const char *line : lines)
+        std::fprintf(out, "%s\n", line);
+}
+
+// A skipped row's reason in place of its cells (true), or nothing (false: the row was run).
+bool printSkipped(std::FILE *out, const std::string &skipped) {
+    if (skipped.empty())
+        return false;
+    std::fprintf(out, "skipped: %s\n", skipped.c_str());
+    std::fflush(out);
+    return true;
+}
+
+using NamedTiming = std::pair<const char *, const Timing *>;
+
+// Below a row: the reason of every cell whose note has one ("n/a: ...", "error: ...").
+void printNotes(std::FILE *out, std::initializer_list<NamedTiming> cells) {
+    for (const auto &[which, t] : cells) {
+        if (t->note.find(':') != std::string::npos)
+            std::fprintf(out, "    %s: %s\n", which, t->note.c_str());
+    }
+    std::fflush(out);
+}
+
+// The CSV note of a row: why it was skipped, or the notes of its cells without a time (but "-").
+std::string csvNote(const std::string &skipped, std::initializer_list<NamedTiming> cells) {
+    std::string note = skipped.empty() ? "" : "skipped: " + skipped;
+    for (const auto &[which, t] : cells) {
+        if (skipped.empty() && !t->valid && t->note != "-")
+            note += std::string(note.empty() ? "" : "; ") + which + ": " + t->note;
+    }
+    return note;
 }
 
 // A time, or the first word of the note ("-", "n/a", "error"): the reason goes below the row.
@@ -85,6 +133,45 @@ std::string jsonTiming(const Timing &t) {
     return "{\"median_us\": " + number(t.medianUs, 3) + ", \"min_us\": " + number(t.minUs, 3) + "}";
 }
 
+// The CSV columns every mode starts its rows with, and their values.
+const char *const kCsvRunColumns = "device,driver,vulkan,date,ceiling_gbps,reps,warmup,eviction";
+
+std::string csvRunValues(const RunInfo &info) {
+    return csvField(info.device) + "," + csvField(info.driver) + "," + csvField(info.vulkan) + "," +
+           csvField(info.date) + "," + number(info.ceilingGBps, 1) + "," +
+           std::to_string(info.reps) + "," + std::to_string(info.warmup) + "," +
+           csvField(info.eviction);
+}
+
+// A CSV time cell: the median or minimum, empty when not measured.
+std::string csvTime(const Timing &t, bool useMin) {
+    return t.valid ? number(useMin ? t.minUs : t.medianUs, 3) : std::string();
+}
+
+// The opening of a JSON result file up to and including "rows": [ (the run's device, timing,
+// eviction, ceiling and, where measured, FMA rate).
+void jsonRunHeader(std::FILE *f, const char *benchmark, const RunInfo &info) {
+    std::fprintf(f, "{\n");
+    std::fprintf(f, "  \"benchmark\": \"%s\",\n", benchmark);
+    std::fprintf(f, "  \"device\": %s,\n", jsonString(info.device).c_str());
+    std::fprintf(f, "  \"driver\": %s,\n", jsonString(info.driver).c_str());
+    std::fprintf(f, "  \"vulkan\": %s,\n", jsonString(info.vulkan).c_str());
+    std::fprintf(f, "  \"date\": %s,\n", jsonString(info.date).c_str());
+    std::fprintf(f, "  \"timestamp_period_ns\": %.6g,\n", info.timestampPeriodNs);
+    std::fprintf(f, "  \"reps\": %u,\n  \"warmup\": %u,\n", info.reps, info.warmup);
+    std::fprintf(f, "  \"eviction\": %s,\n", jsonString(info.eviction).c_str());
+    std::fprintf(f, "  \"copy_mib\": %.0f,\n", info.copyMiB);
+    std::fprintf(f, "  \"ceiling_gbps\": %.3f,\n  \"ceiling_best_gbps\": %.3f,\n", info.ceilingGBps,
+                 info.ceilingBestGBps);
+    if (info.fmaGPerS > 0) {
+        std::fprintf(f, "  \"fma_gfma_per_s\": %.3f,\n  \"fma_best_gfma_per_s\": %.3f,\n",
+                     info.fmaGPerS, info.fmaBestGPerS);
+    }
+    std::fprintf(f, "  \"quick\": %s,\n  \"validation\": %s,\n", info.quick ? "true" : "false",
+                 info.validation ? "true" : "false");
+    std::fprintf(f, "  \"rows\": [");
+}
+
 bool closeFile(std::FILE *f, const std::string &path) {
     bool ok = std::ferror(f) == 0;
     ok = std::fclose(f) == 0 && ok;
@@ -98,6 +185,14 @@ std::FILE *openFile(const std::string &path) {
     if (!f)
         std::fprintf(stderr, "vkfx-bench: cannot open %s: %s\n", path.c_str(),
                      std::strerror(errno));
+    return f;
+}
+
+// openFile() for a CSV file, with its header line: the run's columns, then the mode's `columns`.
+std::FILE *openCsv(const std::string &path, const char *columns) {
+    std::FILE *f = openFile(path);
+    if (f)
+        std::fprintf(f, "%s,%s\n", kCsvRunColumns, columns);
     return f;
 }
 
@@ -133,6 +228,13 @@ void printHeader(std::FILE *out, const RunInfo &info) {
                  "ceiling    %.1f GB/s: compute copy of a %.0f MiB buffer, uint4 loads and stores, "
                  "bytes read + written over the median time (best %.1f GB/s)\n",
                  info.ceilingGBps, info.copyMiB, info.ceilingBestGBps);
+    if (info.fmaGPerS > 0) {
+        std::fprintf(
+            out,
+            "fma rate   %.1f GFMA/s: fp32 multiply-adds (independent vec4 chains on registers, "
+            "examples/bench/fma.comp) over the median time (best %.1f GFMA/s)\n",
+            info.fmaGPerS, info.fmaBestGPerS);
+    }
     if (info.validation) {
         std::fprintf(
             out,
@@ -150,14 +252,13 @@ void printTableHeader(std::FILE *out) {
     std::fflush(out);
 }
 
-void printRow(std::FILE *out, const Row &row, double ceilingGBps) {
-    std::fprintf(out, "%-20s %-14s %-3s %3u | ", row.format.c_str(), sizeText(row).c_str(),
-                 row.reduction.c_str(), row.levels);
-    if (!row.skipped.empty()) {
-        std::fprintf(out, "skipped: %s\n", row.skipped.c_str());
-        std::fflush(out);
+void printRow(std::FILE *out, const Row &row, const RunInfo &info) {
+    std::fprintf(out, "%-20s %-14s %-3s %3u | ", row.format.c_str(),
+                 sizeText(row.width, row.height, row.layers).c_str(), row.reduction.c_str(),
+                 row.levels);
+    if (printSkipped(out, row.skipped))
         return;
-    }
+    const double ceilingGBps = info.ceilingGBps;
     const bool v = row.vkfx.valid;
     const double speedup = speedupOverBlit(row);
     std::fprintf(out, "%10s %10s | %10s | %10s | %9.2f | %9s | %7s | %7s\n",
@@ -165,14 +266,8 @@ void printRow(std::FILE *out, const Row &row, double ceilingGBps) {
                  timeCell(row.blit).c_str(), timeCell(row.chain).c_str(), row.bytes / 1e6,
                  v ? number(vkfxGBps(row), vkfxGBps(row) < 10 ? 2 : 1).c_str() : "-",
                  v ? (number(100.0 * ceilingFraction(row, ceilingGBps), 1) + "%").c_str() : "-",
-                 speedup > 0 ? (number(speedup, 2) + "x").c_str() : "-");
-    const std::pair<const char *, const Timing *> cells[] = {
-        {"vkfx", &row.vkfx}, {"blit", &row.blit}, {"chain", &row.chain}};
-    for (const auto &[which, t] : cells) {
-        if (t->note.find(':') != std::string::npos)
-            std::fprintf(out, "    %s: %s\n", which, t->note.c_str());
-    }
-    std::fflush(out);
+                 timesCell(speedup).c_str());
+    printNotes(out, {{"vkfx", &row.vkfx}, {"blit", &row.blit}, {"chain", &row.chain}});
 }
 
 void printLegend(std::FILE *out) {
@@ -188,43 +283,30 @@ void printLegend(std::FILE *out) {
         "vkfx GB/s  MB moved / vkfx median; of ceil: that over the copy ceiling;",
         "           vs blit: blit median / vkfx median",
     };
-    std::fprintf(out, "\n");
-    for (const char *line : lines)
-        std::fprintf(out, "%s\n", line);
+    printLines(out, lines);
 }
 
 bool writeCsv(const std::string &path, const RunInfo &info, const std::vector<Row> &rows) {
-    std::FILE *f = openFile(path);
+    std::FILE *f = openCsv(path, "format,width,height,layers,reduction,levels,mb_moved,"
+                                 "vkfx_median_us,vkfx_min_us,blit_median_us,blit_min_us,"
+                                 "chain_median_us,chain_min_us,vkfx_gbps,fraction_of_ceiling,"
+                                 "speedup_over_blit,note");
     if (!f)
         return false;
-    std::fprintf(
-        f, "device,driver,vulkan,date,ceiling_gbps,reps,warmup,eviction,format,width,height,layers,"
-           "reduction,levels,mb_moved,vkfx_median_us,vkfx_min_us,blit_median_us,blit_min_us,"
-           "chain_median_us,chain_min_us,vkfx_gbps,fraction_of_ceiling,speedup_over_blit,note\n");
     for (const Row &r : rows) {
-        auto t = [](const Timing &x, bool useMin) {
-            return x.valid ? number(useMin ? x.minUs : x.medianUs, 3) : std::string();
-        };
-        std::string note = r.skipped.empty() ? "" : "skipped: " + r.skipped;
-        for (const Timing *x : {&r.vkfx, &r.blit, &r.chain}) {
-            if (r.skipped.empty() && !x->valid && x->note != "-") {
-                const char *which = x == &r.vkfx ? "vkfx" : x == &r.blit ? "blit" : "chain";
-                note += std::string(note.empty() ? "" : "; ") + which + ": " + x->note;
-            }
-        }
+        const std::string note =
+            csvNote(r.skipped, {{"vkfx", &r.vkfx}, {"blit", &r.blit}, {"chain", &r.chain}});
         const bool v = r.vkfx.valid;
         const double speedup = speedupOverBlit(r);
-        std::fprintf(
-            f, "%s,%s,%s,%s,%.1f,%u,%u,%s,%s,%u,%u,%u,%s,%u,%.3f,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n",
-            csvField(info.device).c_str(), csvField(info.driver).c_str(),
-            csvField(info.vulkan).c_str(), csvField(info.date).c_str(), info.ceilingGBps, info.reps,
-            info.warmup, csvField(info.eviction).c_str(), csvField(r.format).c_str(), r.width,
-            r.height, r.layers, r.reduction.c_str(), r.levels, r.bytes / 1e6,
-            t(r.vkfx, false).c_str(), t(r.vkfx, true).c_str(), t(r.blit, false).c_str(),
-            t(r.blit, true).c_str(), t(r.chain, false).c_str(), t(r.chain, true).c_str(),
-            v ? number(vkfxGBps(r), 2).c_str() : "",
-            v ? number(ceilingFraction(r, info.ceilingGBps), 4).c_str() : "",
-            speedup > 0 ? number(speedup, 3).c_str() : "", csvField(note).c_str());
+        std::fprintf(f, "%s,%s,%u,%u,%u,%s,%u,%.3f,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n",
+                     csvRunValues(info).c_str(), csvField(r.format).c_str(), r.width, r.height,
+                     r.layers, r.reduction.c_str(), r.levels, r.bytes / 1e6,
+                     csvTime(r.vkfx, false).c_str(), csvTime(r.vkfx, true).c_str(),
+                     csvTime(r.blit, false).c_str(), csvTime(r.blit, true).c_str(),
+                     csvTime(r.chain, false).c_str(), csvTime(r.chain, true).c_str(),
+                     v ? number(vkfxGBps(r), 2).c_str() : "",
+                     v ? number(ceilingFraction(r, info.ceilingGBps), 4).c_str() : "",
+                     speedup > 0 ? number(speedup, 3).c_str() : "", csvField(note).c_str());
     }
     return closeFile(f, path);
 }
@@ -233,21 +315,7 @@ bool writeJson(const std::string &path, const RunInfo &info, const std::vector<R
     std::FILE *f = openFile(path);
     if (!f)
         return false;
-    std::fprintf(f, "{\n");
-    std::fprintf(f, "  \"benchmark\": \"downsample\",\n");
-    std::fprintf(f, "  \"device\": %s,\n", jsonString(info.device).c_str());
-    std::fprintf(f, "  \"driver\": %s,\n", jsonString(info.driver).c_str());
-    std::fprintf(f, "  \"vulkan\": %s,\n", jsonString(info.vulkan).c_str());
-    std::fprintf(f, "  \"date\": %s,\n", jsonString(info.date).c_str());
-    std::fprintf(f, "  \"timestamp_period_ns\": %.6g,\n", info.timestampPeriodNs);
-    std::fprintf(f, "  \"reps\": %u,\n  \"warmup\": %u,\n", info.reps, info.warmup);
-    std::fprintf(f, "  \"eviction\": %s,\n", jsonString(info.eviction).c_str());
-    std::fprintf(f, "  \"copy_mib\": %.0f,\n", info.copyMiB);
-    std::fprintf(f, "  \"ceiling_gbps\": %.3f,\n  \"ceiling_best_gbps\": %.3f,\n", info.ceilingGBps,
-                 info.ceilingBestGBps);
-    std::fprintf(f, "  \"quick\": %s,\n  \"validation\": %s,\n", info.quick ? "true" : "false",
-                 info.validation ? "true" : "false");
-    std::fprintf(f, "  \"rows\": [");
+    jsonRunHeader(f, "downsample", info);
     for (std::size_t i = 0; i < rows.size(); ++i) {
         const Row &r = rows[i];
         const bool v = r.vkfx.valid;
@@ -292,21 +360,17 @@ void printSortTableHeader(std::FILE *out) {
     std::fprintf(out, "%s\n", std::string(99, '-').c_str());
 }
 
-void printSortRow(std::FILE *out, const SortRow &row, double ceilingGBps) {
+void printSortRow(std::FILE *out, const SortRow &row, const RunInfo &info) {
     std::fprintf(out, "%-8s %-6s 2^%-3u %-17s %-8s | ", row.key.c_str(), row.pairs ? "pairs" : "keys",
                  row.log2Count, row.path.c_str(), row.indirect ? "indirect" : "host");
-    if (!row.skipped.empty()) {
-        std::fprintf(out, "skipped: %s\n", row.skipped.c_str());
-        std::fflush(out);
+    if (printSkipped(out, row.skipped))
         return;
-    }
+    const double ceilingGBps = info.ceilingGBps;
     const bool v = row.vkfx.valid;
     std::fprintf(out, "%9s %9s | %8s | %5.0f | %8s\n", v ? number(row.vkfx.medianUs / 1e3, 3).c_str() : timeCell(row.vkfx).c_str(),
                  v ? number(row.vkfx.minUs / 1e3, 3).c_str() : "-", v ? number(sortGKeys(row), sortGKeys(row) < 1 ? 4 : 2).c_str() : "-",
                  row.bytesPerKey, v ? (number(100.0 * floorFraction(row, ceilingGBps), 1) + "%").c_str() : "-");
-    if (row.vkfx.note.find(':') != std::string::npos)
-        std::fprintf(out, "    vkfx: %s\n", row.vkfx.note.c_str());
-    std::fflush(out);
+    printNotes(out, {{"vkfx", &row.vkfx}});
 }
 
 void printSortLegend(std::FILE *out) {
@@ -319,28 +383,24 @@ void printSortLegend(std::FILE *out) {
         "B/key      the traffic floor of an 8-bit LSD sort: 36 bytes per key, 68 with 32-bit values",
         "of floor   (keys * B/key at the copy ceiling) / median time",
     };
-    std::fprintf(out, "\n");
-    for (const char *line : lines)
-        std::fprintf(out, "%s\n", line);
+    printLines(out, lines);
 }
 
 bool writeSortCsv(const std::string &path, const RunInfo &info, const std::vector<SortRow> &rows) {
-    std::FILE *f = openFile(path);
+    std::FILE *f = openCsv(path, "key,pairs,count,path,count_from,median_us,min_us,gkeys_per_s,"
+                                 "bytes_per_key,fraction_of_floor,note");
     if (!f)
         return false;
-    std::fprintf(f, "device,driver,vulkan,date,ceiling_gbps,reps,warmup,eviction,key,pairs,count,path,count_from,"
-                    "median_us,min_us,gkeys_per_s,bytes_per_key,fraction_of_floor,note\n");
     for (const SortRow &r : rows) {
         const bool v = r.vkfx.valid;
         const std::string note = !r.skipped.empty() ? "skipped: " + r.skipped : v ? "" : r.vkfx.note;
-        std::fprintf(f, "%s,%s,%s,%s,%.1f,%u,%u,%s,%s,%d,%.0f,%s,%s,%s,%s,%s,%.0f,%s,%s\n",
-                     csvField(info.device).c_str(), csvField(info.driver).c_str(), csvField(info.vulkan).c_str(),
-                     csvField(info.date).c_str(), info.ceilingGBps, info.reps, info.warmup,
-                     csvField(info.eviction).c_str(), r.key.c_str(), r.pairs ? 1 : 0,
-                     std::ldexp(1.0, static_cast<int>(r.log2Count)), r.path.c_str(), r.indirect ? "gpu" : "host",
-                     v ? number(r.vkfx.medianUs, 3).c_str() : "", v ? number(r.vkfx.minUs, 3).c_str() : "",
-                     v ? number(sortGKeys(r), 3).c_str() : "", r.bytesPerKey,
-                     v ? number(floorFraction(r, info.ceilingGBps), 4).c_str() : "", csvField(note).c_str());
+        std::fprintf(
+            f, "%s,%s,%d,%.0f,%s,%s,%s,%s,%s,%.0f,%s,%s\n", csvRunValues(info).c_str(),
+            r.key.c_str(), r.pairs ? 1 : 0, std::ldexp(1.0, static_cast<int>(r.log2Count)),
+            r.path.c_str(), r.indirect ? "gpu" : "host",
+            v ? number(r.vkfx.medianUs, 3).c_str() : "", v ? number(r.vkfx.minUs, 3).c_str() : "",
+            v ? number(sortGKeys(r), 3).c_str() : "", r.bytesPerKey,
+            v ? number(floorFraction(r, info.ceilingGBps), 4).c_str() : "", csvField(note).c_str());
     }
     return closeFile(f, path);
 }
@@ -373,6 +433,126 @@ bool writeSortJson(const std::string &path, const RunInfo &info, const std::vect
         std::fprintf(f, " \"vkfx\": %s, \"gkeys_per_s\": %s, \"fraction_of_floor\": %s}",
                      jsonTiming(r.vkfx).c_str(), jsonNumber(v, sortGKeys(r), 4).c_str(),
                      jsonNumber(v, floorFraction(r, info.ceilingGBps), 5).c_str());
+    }
+    std::fprintf(f, "\n  ]\n}\n");
+    return closeFile(f, path);
+}
+
+double blurBandwidthUs(const BlurRow &row, const RunInfo &info) {
+    return info.ceilingGBps > 0 ? row.bytes / (info.ceilingGBps * 1e3) : 0.0;
+}
+
+double blurArithmeticUs(const BlurRow &row, const RunInfo &info) {
+    return info.fmaGPerS > 0 ? row.fmas / (info.fmaGPerS * 1e3) : 0.0;
+}
+
+double blurRooflineUs(const BlurRow &row, const RunInfo &info) {
+    return std::max(blurBandwidthUs(row, info), blurArithmeticUs(row, info));
+}
+
+double rooflineFraction(const BlurRow &row, const RunInfo &info) {
+    return row.vkfx.valid && row.vkfx.medianUs > 0 ? blurRooflineUs(row, info) / row.vkfx.medianUs
+                                                   : 0.0;
+}
+
+double speedupOverTwoPass(const BlurRow &row) {
+    return row.vkfx.valid && row.twoPass.valid && row.vkfx.medianUs > 0
+               ? row.twoPass.medianUs / row.vkfx.medianUs
+               : 0.0;
+}
+
+void printBlurTableHeader(std::FILE *out) {
+    const char *const format = "%-20s %-10s %3s %6s | %10s %10s | %10s | %9s | %9s %9s %9s | %7s\n";
+    std::fprintf(out, format, "format", "size", "r", "sigma", "vkfx med", "vkfx min", "2-pass med",
+                 "vs 2-pass", "bandwidth", "arith", "roofline", "of roof");
+    std::fprintf(out, format, "", "", "", "", "us", "us", "us", "", "us", "us", "us", "");
+    std::fflush(out);
+}
+
+void printBlurRow(std::FILE *out, const BlurRow &row, const RunInfo &info) {
+    std::fprintf(out, "%-20s %-10s %3u %6.2f | ", row.format.c_str(),
+                 sizeText(row.width, row.height, row.layers).c_str(), row.radius, row.sigma);
+    if (printSkipped(out, row.skipped))
+        return;
+    std::fprintf(
+        out, "%10s %10s | %10s | %9s | %9s %9s %9s | %7s\n", timeCell(row.vkfx).c_str(),
+        timeCell(row.vkfx, true).c_str(), timeCell(row.twoPass).c_str(),
+        timesCell(speedupOverTwoPass(row)).c_str(), usCell(blurBandwidthUs(row, info)).c_str(),
+        usCell(blurArithmeticUs(row, info)).c_str(), usCell(blurRooflineUs(row, info)).c_str(),
+        percentCell(rooflineFraction(row, info)).c_str());
+    printNotes(out, {{"vkfx", &row.vkfx}, {"2-pass", &row.twoPass}});
+}
+
+void printBlurLegend(std::FILE *out) {
+    static const char *const lines[] = {
+        "vkfx       vkfx::Blurrer::record: Gaussian, radius r both axes, sigma r / 3, clamp to "
+        "edge,",
+        "           one dispatch (horizontal result kept in shared memory)",
+        "2-pass     a horizontal compute pass (texelFetch of the 2r + 1 taps) into an",
+        "           intermediate image of the format, an image barrier, the vertical pass",
+        "vs 2-pass  2-pass median / vkfx median",
+        "bandwidth  the source read once + the destination written once, at the copy ceiling",
+        "arith      2 (2r + 1) FMAs per channel per texel, at the measured FMA rate",
+        "roofline   the larger of bandwidth and arith; of roof: roofline / vkfx median",
+    };
+    printLines(out, lines);
+}
+
+bool writeBlurCsv(const std::string &path, const RunInfo &info, const std::vector<BlurRow> &rows) {
+    std::FILE *f = openCsv(path, "fma_gfma_per_s,format,width,height,layers,radius,sigma,channels,"
+                                 "mb_moved,gfma,vkfx_median_us,vkfx_min_us,two_pass_median_us,"
+                                 "two_pass_min_us,speedup_over_two_pass,bandwidth_us,arithmetic_us,"
+                                 "roofline_us,fraction_of_roofline,note");
+    if (!f)
+        return false;
+    for (const BlurRow &r : rows) {
+        const bool run = r.skipped.empty();
+        auto derived = [&](double v, int decimals) {
+            return run && v > 0 ? number(v, decimals) : std::string();
+        };
+        std::fprintf(
+            f, "%s,%.1f,%s,%u,%u,%u,%u,%.4f,%u,%.3f,%.4f,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n",
+            csvRunValues(info).c_str(), info.fmaGPerS, csvField(r.format).c_str(), r.width,
+            r.height, r.layers, r.radius, r.sigma, r.channels, r.bytes / 1e6, r.fmas / 1e9,
+            csvTime(r.vkfx, false).c_str(), csvTime(r.vkfx, true).c_str(),
+            csvTime(r.twoPass, false).c_str(), csvTime(r.twoPass, true).c_str(),
+            derived(speedupOverTwoPass(r), 3).c_str(), derived(blurBandwidthUs(r, info), 3).c_str(),
+            derived(blurArithmeticUs(r, info), 3).c_str(),
+            derived(blurRooflineUs(r, info), 3).c_str(),
+            derived(rooflineFraction(r, info), 4).c_str(),
+            csvField(csvNote(r.skipped, {{"vkfx", &r.vkfx}, {"2-pass", &r.twoPass}})).c_str());
+    }
+    return closeFile(f, path);
+}
+
+bool writeBlurJson(const std::string &path, const RunInfo &info, const std::vector<BlurRow> &rows) {
+    std::FILE *f = openFile(path);
+    if (!f)
+        return false;
+    jsonRunHeader(f, "blur", info);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const BlurRow &r = rows[i];
+        std::fprintf(
+            f,
+            "%s\n    {\"name\": %s, \"format\": %s, \"width\": %u, \"height\": %u, \"layers\": %u, "
+            "\"radius\": %u, \"sigma\": %.6g, \"channels\": %u, \"bytes\": %.0f, \"fmas\": %.0f,",
+            i ? "," : "", jsonString(r.name).c_str(), jsonString(r.format).c_str(), r.width,
+            r.height, r.layers, r.radius, r.sigma, r.channels, r.bytes, r.fmas);
+        if (!r.skipped.empty()) {
+            std::fprintf(f, " \"skipped\": %s}", jsonString(r.skipped).c_str());
+            continue;
+        }
+        const double speedup = speedupOverTwoPass(r), fraction = rooflineFraction(r, info);
+        std::fprintf(f, "\n     \"vkfx\": %s, \"two_pass\": %s, \"speedup_over_two_pass\": %s,\n",
+                     jsonTiming(r.vkfx).c_str(), jsonTiming(r.twoPass).c_str(),
+                     jsonNumber(speedup > 0, speedup, 4).c_str());
+        std::fprintf(f,
+                     "     \"bandwidth_us\": %s, \"arithmetic_us\": %s, \"roofline_us\": %s, "
+                     "\"fraction_of_roofline\": %s}",
+                     jsonNumber(info.ceilingGBps > 0, blurBandwidthUs(r, info), 4).c_str(),
+                     jsonNumber(info.fmaGPerS > 0, blurArithmeticUs(r, info), 4).c_str(),
+                     jsonNumber(blurRooflineUs(r, info) > 0, blurRooflineUs(r, info), 4).c_str(),
+                     jsonNumber(fraction > 0, fraction, 5).c_str());
     }
     std::fprintf(f, "\n  ]\n}\n");
     return closeFile(f, path);

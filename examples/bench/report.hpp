@@ -37,7 +37,7 @@ double ceilingFraction(const Row &row, double ceilingGBps);
 double speedupOverBlit(const Row &row);
 
 struct RunInfo {
-    std::string mode = "downsample"; // "downsample" or "sort"
+    std::string mode = "downsample"; // "downsample", "sort" or "blur"
     std::string device; // name (type, vendor / device id)
     std::string driver;
     std::string vulkan; // device API version
@@ -49,13 +49,17 @@ struct RunInfo {
     double ceilingGBps = 0; // median of the copy repetitions (bytes read + written)
     double ceilingBestGBps = 0;
     double copyMiB = 0; // size of the buffer copied to measure the ceiling
+    // The fp32 multiply-add rate (1e9 FMAs per second) over the median (best) time of
+    // examples/bench/fma.comp; measured by the modes that need it (blur), else 0.
+    double fmaGPerS = 0;
+    double fmaBestGPerS = 0;
     bool quick = false;
     bool validation = false;
 };
 
 void printHeader(std::FILE *out, const RunInfo &info);
 void printTableHeader(std::FILE *out);
-void printRow(std::FILE *out, const Row &row, double ceilingGBps);
+void printRow(std::FILE *out, const Row &row, const RunInfo &info);
 void printLegend(std::FILE *out);
 
 // Write every row with the run's device, driver, date, ceiling and repetitions. False (and a
@@ -82,9 +86,39 @@ double sortGKeys(const SortRow &row);
 double floorFraction(const SortRow &row, double ceilingGBps);
 
 void printSortTableHeader(std::FILE *out);
-void printSortRow(std::FILE *out, const SortRow &row, double ceilingGBps);
+void printSortRow(std::FILE *out, const SortRow &row, const RunInfo &info);
 void printSortLegend(std::FILE *out);
 bool writeSortCsv(const std::string &path, const RunInfo &info, const std::vector<SortRow> &rows);
 bool writeSortJson(const std::string &path, const RunInfo &info, const std::vector<SortRow> &rows);
+
+// One blur case: a format, an extent and a Gaussian radius; vkfx and the two-pass baseline timed
+// in one run, on the same images.
+struct BlurRow {
+    std::string name;   // "blur rgba8 3840x2160 r8": what --filter matches
+    std::string format; // "R8G8B8A8_UNORM"
+    std::uint32_t width = 0, height = 0, layers = 1;
+    std::uint32_t radius = 0; // taps each side, both axes
+    double sigma = 0;         // radius / 3
+    std::uint32_t channels = 0;
+    double bytes = 0; // the source read once + the destination written once
+    double fmas = 0;  // 2 (2 radius + 1) multiply-adds per channel per texel
+    Timing vkfx, twoPass;
+    std::string skipped;
+};
+
+// Times (us) of the row's bytes at the copy ceiling, of its FMAs at the FMA rate (0 when the rate
+// or ceiling was not measured), and the roofline: the larger of the two.
+double blurBandwidthUs(const BlurRow &row, const RunInfo &info);
+double blurArithmeticUs(const BlurRow &row, const RunInfo &info);
+double blurRooflineUs(const BlurRow &row, const RunInfo &info);
+// The roofline over vkfx's median; the two-pass median over vkfx's; each 0 when not measured.
+double rooflineFraction(const BlurRow &row, const RunInfo &info);
+double speedupOverTwoPass(const BlurRow &row);
+
+void printBlurTableHeader(std::FILE *out);
+void printBlurRow(std::FILE *out, const BlurRow &row, const RunInfo &info);
+void printBlurLegend(std::FILE *out);
+bool writeBlurCsv(const std::string &path, const RunInfo &info, const std::vector<BlurRow> &rows);
+bool writeBlurJson(const std::string &path, const RunInfo &info, const std::vector<BlurRow> &rows);
 
 } // namespace bench

@@ -2,6 +2,7 @@
 // header alone (vkfx/downsample.hpp).
 #pragma once
 
+#include <vkfx/blur.hpp>
 #include <vkfx/core.hpp>
 #include <vkfx/downsample.hpp>
 #include <vkfx/sort.hpp>

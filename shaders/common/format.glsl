@@ -7,7 +7,7 @@
 //                      floats are stored by rounding toward zero on common GPUs); the identity
 //                      for the others, which the hardware converts exactly or to nearest.
 // bgra8 has no GLSL format qualifier: it is written without one, which needs the device feature
-// shaderStorageImageWriteWithoutFormat. r16, rg16f and r11g11b10f need
+// shaderStorageImageWriteWithoutFormat. r16, r8, rg16f and r11g11b10f need
 // shaderStorageImageExtendedFormats.
 #ifndef VKFX_COMMON_FORMAT_GLSL
 #define VKFX_COMMON_FORMAT_GLSL
@@ -43,6 +43,10 @@
 #elif defined(VKFX_FMT_r16)
 #define VKFX_CHANNELS 1
 #define VKFX_DST_LAYOUT(b) layout(set = 0, binding = b, r16)
+#define VKFX_ROUND(v) (v)
+#elif defined(VKFX_FMT_r8)
+#define VKFX_CHANNELS 1
+#define VKFX_DST_LAYOUT(b) layout(set = 0, binding = b, r8)
 #define VKFX_ROUND(v) (v)
 #else
 #error "define one VKFX_FMT_<name>"

@@ -63,7 +63,7 @@ if(MODE STREQUAL "install")
         list(APPEND args --config "${CONFIG}")
     endif()
     run("${CMAKE_COMMAND}" ${args})
-    foreach(f IN ITEMS include/vkfx/version.hpp include/vkfx/spirv/downsample.hpp
+    foreach(f IN ITEMS include/vkfx/version.hpp include/vkfx/spirv/downsample.hpp include/vkfx/spirv/blur.hpp
                        share/cmake/vkfx/vkfxConfig.cmake share/cmake/vkfx/vkfxConfigVersion.cmake
                        share/cmake/vkfx/vkfxTargets.cmake share/pkgconfig/vkfx.pc)
         if(NOT EXISTS "${PREFIX}/${f}")

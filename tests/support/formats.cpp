@@ -54,6 +54,7 @@ const std::vector<FormatInfo> &table() {
               ChannelLayout{ChannelKind::UFloat10, 10, 22},
               {}}),
         make(VK_FORMAT_R16_UNORM, "R16_UNORM", 2, 1, {unorm(16, 0), {}, {}, {}}),
+        make(VK_FORMAT_R8_UNORM, "R8_UNORM", 1, 1, {unorm(8, 0), {}, {}, {}}),
         make(VK_FORMAT_D32_SFLOAT, "D32_SFLOAT", 4, 1, {f32(0), {}, {}, {}}, true),
         make(VK_FORMAT_D16_UNORM, "D16_UNORM", 2, 1, {unorm(16, 0), {}, {}, {}}, true),
     };
@@ -147,6 +148,15 @@ const std::vector<VkFormat> &downsampleFormats() {
         VK_FORMAT_B8G8R8A8_SRGB,  VK_FORMAT_R16G16B16A16_SFLOAT, VK_FORMAT_R16G16_SFLOAT,
         VK_FORMAT_R32_SFLOAT,     VK_FORMAT_R32G32B32A32_SFLOAT, VK_FORMAT_B10G11R11_UFLOAT_PACK32,
         VK_FORMAT_R16_UNORM,
+    };
+    return formats;
+}
+
+const std::vector<VkFormat> &blurFormats() {
+    static const std::vector<VkFormat> formats = {
+        VK_FORMAT_R8G8B8A8_UNORM,      VK_FORMAT_R8G8B8A8_SRGB, VK_FORMAT_B8G8R8A8_UNORM,
+        VK_FORMAT_B8G8R8A8_SRGB,       VK_FORMAT_R16G16B16A16_SFLOAT, VK_FORMAT_R32_SFLOAT,
+        VK_FORMAT_R32G32B32A32_SFLOAT, VK_FORMAT_R8_UNORM,
     };
     return formats;
 }

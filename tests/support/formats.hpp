@@ -48,6 +48,8 @@ struct FormatInfo {
 
 // The formats vkfx::Downsampler writes, in the order the tests iterate them.
 const std::vector<VkFormat> &downsampleFormats();
+// The formats vkfx::Blurrer reads and writes.
+const std::vector<VkFormat> &blurFormats();
 // The depth formats a depth pyramid reads.
 const std::vector<VkFormat> &depthFormats();
 

@@ -43,6 +43,8 @@ std::size_t texelBytes(VkFormat format) {
         return 2;
     case VK_FORMAT_R8G8B8_UNORM:
         return 3;
+    case VK_FORMAT_R8_UNORM:
+        return 1;
     default:
         return 4;
     }

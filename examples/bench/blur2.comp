@@ -1,0 +1,71 @@
+#version 460
+// vkfx-bench baseline for `vkfx-bench blur`: one pass of the two-pass separable Gaussian blur an
+// engine writes today, one axis per dispatch.
+//
+// The host records the horizontal pass (source -> an intermediate image of the same format), an
+// image barrier, then the vertical pass (intermediate -> destination). Every invocation writes one
+// texel: it reads its 2r + 1 taps along the pass's axis with texelFetch (no sampler), clamped to
+// the edge, weighted by exp(-k^2 / (2 sigma^2)) normalized to sum 1 over -r..r (vkfx's weights).
+// The weights 0..r are computed once per workgroup into shared memory; 16x16 workgroups, so a
+// subgroup reads neighbouring texels of a few rows (coalesced, the texture cache serves the taps
+// that neighbouring invocations share).
+//
+// Variants (exactly one VKFX_BENCH_FMT_*, and VKFX_BENCH_AXIS 0 or 1):
+//   VKFX_BENCH_FMT_RGBA8 / _RGBA16F  the storage view's format (and so the intermediate's)
+//   VKFX_BENCH_AXIS=0   horizontal taps; VKFX_BENCH_AXIS=1: vertical taps
+#extension GL_EXT_samplerless_texture_functions : require
+
+#if defined(VKFX_BENCH_FMT_RGBA8)
+#define DST_FORMAT rgba8
+#elif defined(VKFX_BENCH_FMT_RGBA16F)
+#define DST_FORMAT rgba16f
+#else
+#error "define one VKFX_BENCH_FMT_*"
+#endif
+
+#if !defined(VKFX_BENCH_AXIS) || (VKFX_BENCH_AXIS != 0 && VKFX_BENCH_AXIS != 1)
+#error "define VKFX_BENCH_AXIS as 0 (horizontal) or 1 (vertical)"
+#endif
+
+const uint kMaxRadius = 128u; // vkfx::Blurrer::kMaxRadius; the host checks the radius
+
+layout(local_size_x = 16, local_size_y = 16) in;
+
+layout(set = 0, binding = 0) uniform texture2DArray src;
+layout(set = 0, binding = 1, DST_FORMAT) uniform writeonly image2DArray dst;
+
+layout(push_constant) uniform Push {
+    uint radius;       // taps each side
+    float weightScale; // -1 / (2 sigma^2)
+} pc;
+
+shared float sWeight[kMaxRadius + 1u];
+shared float sInvSum;
+
+void main()
+{
+    const uint tid = gl_LocalInvocationIndex;
+    if (tid <= pc.radius) sWeight[tid] = exp(pc.weightScale * float(tid * tid));
+    barrier();
+    if (tid == 0u) {
+        float sum = 0.0;
+        for (uint k = pc.radius; k >= 1u; --k) sum += 2.0 * sWeight[k];
+        sInvSum = 1.0 / (sum + sWeight[0]);
+    }
+    barrier();
+
+    const ivec2 size = textureSize(src, 0).xy;
+    const ivec2 p = ivec2(gl_GlobalInvocationID.xy);
+    if (p.x >= size.x || p.y >= size.y) return;
+    const int layer = int(gl_GlobalInvocationID.z);
+    const int last = size[VKFX_BENCH_AXIS] - 1;
+    const int centre = p[VKFX_BENCH_AXIS];
+    vec4 acc = sWeight[0] * texelFetch(src, ivec3(p, layer), 0);
+    for (int k = 1; k <= int(pc.radius); ++k) {
+        ivec2 lo = p, hi = p;
+        lo[VKFX_BENCH_AXIS] = max(centre - k, 0);
+        hi[VKFX_BENCH_AXIS] = min(centre + k, last);
+        acc += sWeight[k] * (texelFetch(src, ivec3(lo, layer), 0) + texelFetch(src, ivec3(hi, layer), 0));
+    }
+    imageStore(dst, ivec3(p, layer), acc * sInvSum);
+}

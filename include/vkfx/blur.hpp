@@ -1,0 +1,222 @@
+// vkfx blur: a separable Gaussian or box blur of one image region into another image, in one
+// dispatch.
+//
+//   vkfx::Blurrer blur;        // one per format and device
+//   vkfx::Blurrer::create(dev, {.format = VK_FORMAT_R8G8B8A8_SRGB}, &blur);
+//   vkfx::BlurTarget a, b;     // one per image (level, layers): the views vkfx needs
+//   vkfx::BlurTarget::create(dev, {.image = srcImg, .format = VK_FORMAT_R8G8B8A8_SRGB,
+//       .extent = {w, h}, .usage = srcUsage, .flags = srcFlags}, &a);
+//   vkfx::BlurTarget::create(dev, {.image = dstImg, ...}, &b);
+//   blur.record(cmd, {.source = &a, .destination = &b, .sigmaX = 2.5f, .sigmaY = 2.5f});
+//
+// What is computed. For every texel p of the region (extent, every layer of the targets):
+//   dst[destinationOffset + p] = sum over i, j in -rx..rx, -ry..ry of wx[i] wy[j] S(p + (i, j))
+// where S(q) is the source texel sourceOffset + q when q lies in the region, else the texel the
+// border mode maps q to inside the region (per axis), or borderColor:
+//   ClampToEdge  the nearest edge texel                          aaa|abcd|ddd
+//   Mirror       reflection about the edge texel (reflect-101)   dcb|abcd|cba
+//   MirrorEdge   reflection with the edge texel repeated         cba|abcd|dcb
+//   Wrap         the region repeated                             bcd|abcd|abc
+//   Constant     borderColor (linear RGBA; sRGB images too)
+// The border applies at the region's edges: texels outside the region are never read.
+// Weights: Gaussian wx[i] = exp(-i^2 / (2 sigmaX^2)) normalized to sum 1 over -rx..rx, with
+// rx = ceil(3 sigmaX) unless radiusX is given (y alike); Box wx[i] = 1 / (2 rx + 1).
+// All four channels are filtered (alpha too); sRGB images are blurred in linear light (decoded by
+// the sampler, encoded by vkfx). Taps, weights and sums are fp32 and each result is rounded once
+// to the destination format: unorm and sRGB within 1 code of the exact result, fp16 within 1 ulp,
+// fp32 within 1e-5 relative (for non-negative data; measured against a double-precision
+// reference).
+//
+// How it works. Each workgroup walks a strip of columns down a segment of rows: it stages the
+// strip's next source rows (with the horizontal halo) in shared memory, blurs them horizontally
+// into a ring of rows in shared memory and writes output rows blurred vertically out of the ring,
+// so each source texel is read about once and the horizontal result never goes to memory. The
+// strip width and the rows per step follow from the radii and the device's shared memory.
+// Cost: one read of the region (plus halos) and one write; 2 (2r + 1) multiply-adds per channel
+// per texel at radius r.
+//
+// Formats (source and destination alike): R8G8B8A8_UNORM, R8G8B8A8_SRGB, B8G8R8A8_UNORM,
+// B8G8R8A8_SRGB, R16G16B16A16_SFLOAT, R32_SFLOAT, R32G32B32A32_SFLOAT, R8_UNORM. sRGB formats
+// cannot be storage images: a destination of an sRGB format is written through a UNORM view
+// (create it with VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT | VK_IMAGE_CREATE_EXTENDED_USAGE_BIT).
+// B8G8R8A8 formats need shaderStorageImageWriteWithoutFormat; R8_UNORM needs
+// shaderStorageImageExtendedFormats.
+#pragma once
+
+#include <vkfx/core.hpp>
+#include <vkfx/spirv/blur.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+
+namespace vkfx {
+
+enum class BlurFilter : std::uint32_t {
+    Gaussian = 0,
+    Box = 1,
+};
+
+enum class BlurBorder : std::uint32_t {
+    ClampToEdge = 0,
+    Mirror = 1,     // reflect-101 (OpenCV's BORDER_REFLECT_101)
+    MirrorEdge = 2, // the edge texel repeated (OpenCV's BORDER_REFLECT)
+    Wrap = 3,
+    Constant = 4,
+};
+
+struct BlurrerCreateInfo {
+    // Format of the source and destination images (the same). Required.
+    VkFormat format = VK_FORMAT_UNDEFINED;
+};
+
+struct BlurTargetCreateInfo {
+    // The image read or written. Required.
+    VkImage image = VK_NULL_HANDLE;
+    // Its creation parameters, as passed to vkCreateImage (vkfx cannot query them). A source needs
+    // SAMPLED usage, a destination STORAGE (an sRGB destination also MUTABLE_FORMAT); a target
+    // with both can be either.
+    VkFormat format = VK_FORMAT_UNDEFINED;
+    VkExtent2D extent = {0, 0}; // of level 0
+    std::uint32_t mipLevels = 1;
+    VkImageUsageFlags usage = 0;
+    VkImageCreateFlags flags = 0;
+    // The level and layers used (a record processes every layer: source layer i into destination
+    // layer i).
+    std::uint32_t mipLevel = 0;
+    std::uint32_t baseArrayLayer = 0;
+    std::uint32_t layerCount = 1;
+};
+
+// The image views a blur reads or writes one image level through: create once per image (level,
+// layers), keep while the image lives, destroy before the image.
+class BlurTarget {
+public:
+    // Validates the description (VK_ERROR_VALIDATION_FAILED_EXT / FORMAT_NOT_SUPPORTED with a
+    // reason) and creates the views. `device` must outlive the target.
+    static VkResult create(const Device& device, const BlurTargetCreateInfo& info, BlurTarget* target);
+
+    BlurTarget() = default;
+    BlurTarget(const BlurTarget&) = delete;
+    BlurTarget& operator=(const BlurTarget&) = delete;
+    BlurTarget(BlurTarget&& other) noexcept { swap(other); }
+    BlurTarget& operator=(BlurTarget&& other) noexcept
+    {
+        if (this != &other) {
+            destroy();
+            swap(other);
+        }
+        return *this;
+    }
+    ~BlurTarget() { destroy(); }
+
+    // Destroys the views (null-safe). No command buffer that uses the target may be pending.
+    void destroy();
+    bool valid() const { return m_device != nullptr; }
+    const BlurTargetCreateInfo& info() const { return m_info; }
+    // Extent of the target's level.
+    VkExtent2D extent() const;
+
+private:
+    friend class Blurrer;
+    void swap(BlurTarget& other) noexcept;
+
+    const Device* m_device = nullptr;
+    BlurTargetCreateInfo m_info{};
+    VkImageView m_sampled = VK_NULL_HANDLE; // format view (sRGB decodes); SAMPLED usage only
+    VkImageView m_storage = VK_NULL_HANDLE; // storage view (UNORM for sRGB); STORAGE usage only
+};
+
+struct BlurInfo {
+    // Required: the target read (SAMPLED) and the target written (STORAGE), of the Blurrer's
+    // format and the same layer count. They may be the same image only if their levels or layers
+    // do not overlap.
+    const BlurTarget* source = nullptr;
+    const BlurTarget* destination = nullptr;
+    // The region: `extent` texels from sourceOffset in the source are blurred into the texels
+    // from destinationOffset in the destination. {0, 0}: the whole source level.
+    VkOffset2D sourceOffset = {0, 0};
+    VkOffset2D destinationOffset = {0, 0};
+    VkExtent2D extent = {0, 0};
+    BlurFilter filter = BlurFilter::Gaussian;
+    // Gaussian: standard deviations in texels, finite and > 0 (fractional values blur smoothly).
+    float sigmaX = 1.0f;
+    float sigmaY = 1.0f;
+    // Taps each side. Gaussian: 0 = ceil(3 sigma); Box: the box is 2 r + 1 wide (0: that axis is
+    // not blurred). At most kMaxRadius.
+    std::uint32_t radiusX = 0;
+    std::uint32_t radiusY = 0;
+    BlurBorder border = BlurBorder::ClampToEdge;
+    float borderColor[4] = {0.0f, 0.0f, 0.0f, 0.0f}; // BlurBorder::Constant: linear RGBA
+    // Layout of the source: SHADER_READ_ONLY_OPTIMAL, READ_ONLY_OPTIMAL or GENERAL. The
+    // destination is written in GENERAL.
+    VkImageLayout sourceLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+};
+
+class Blurrer {
+public:
+    // The largest radius one dispatch takes.
+    static constexpr std::uint32_t kMaxRadius = 128;
+
+    // Creates the pipeline for one format. Errors: VK_ERROR_FORMAT_NOT_SUPPORTED (format not in
+    // the list above, or the device cannot sample / store it), VK_ERROR_FEATURE_NOT_PRESENT
+    // (B8G8R8A8 without shaderStorageImageWriteWithoutFormat, R8_UNORM without
+    // shaderStorageImageExtendedFormats, less than 16 KiB of compute shared memory), or Vulkan's
+    // own. `device` must outlive the Blurrer.
+    static VkResult create(const Device& device, const BlurrerCreateInfo& info, Blurrer* blurrer);
+
+    Blurrer() = default;
+    Blurrer(const Blurrer&) = delete;
+    Blurrer& operator=(const Blurrer&) = delete;
+    Blurrer(Blurrer&& other) noexcept { swap(other); }
+    Blurrer& operator=(Blurrer&& other) noexcept
+    {
+        if (this != &other) {
+            destroy();
+            swap(other);
+        }
+        return *this;
+    }
+    ~Blurrer() { destroy(); }
+
+    // Destroys the pipeline (null-safe). No command buffer that uses the Blurrer may be pending.
+    void destroy();
+    bool valid() const { return m_device != nullptr; }
+
+    // Records the blur described by `info` for every layer of the targets.
+    //
+    // Appends to `cmd` (a compute-capable command buffer in the recording state):
+    // vkCmdBindPipeline, vkCmdPushDescriptorSetKHR (set 0), vkCmdPushConstants and one
+    // vkCmdDispatch; no barriers. It disturbs the compute pipeline binding, push descriptor set 0
+    // and push constants. Synchronization before and after is the caller's: the source must be
+    // visible to COMPUTE_SHADER / SHADER_SAMPLED_READ, the destination is written by
+    // COMPUTE_SHADER / SHADER_STORAGE_WRITE in VK_IMAGE_LAYOUT_GENERAL (texels outside the region
+    // are not touched).
+    // Errors (nothing recorded, reason in lastError()): VK_ERROR_VALIDATION_FAILED_EXT for a null
+    // cmd or target, targets of another format, device or layer count, a source without SAMPLED
+    // or a destination without STORAGE usage, a region outside either level or empty, sigma not
+    // finite and > 0, a radius above kMaxRadius, source and destination that overlap (the same
+    // image, level and a common layer), an unsupported source layout.
+    // Cost: see the top of this file; measured speeds: README, "Performance".
+    VkResult record(VkCommandBuffer cmd, const BlurInfo& info) const;
+
+private:
+    void swap(Blurrer& other) noexcept;
+
+    // One pipeline per shared-memory budget (16, 24, 48 KiB where the device has them): small
+    // radii run fastest with little shared memory per workgroup, large ones need more.
+    static constexpr std::uint32_t kBudgets = 3;
+
+    const Device* m_device = nullptr;
+    BlurrerCreateInfo m_info{};
+    std::uint32_t m_channels = 0;
+    std::uint32_t m_sharedTexels[kBudgets] = {}; // shared-memory slots of the ring and staged rows
+    VkDescriptorSetLayout m_setLayout = VK_NULL_HANDLE;
+    VkPipelineLayout m_pipelineLayout = VK_NULL_HANDLE;
+    VkPipeline m_pipelines[kBudgets] = {};
+    VkSampler m_sampler = VK_NULL_HANDLE;
+};
+
+} // namespace vkfx
+
+#include <vkfx/detail/blur_impl.hpp>

@@ -1,0 +1,272 @@
+#version 460
+// vkfx blur: a separable Gaussian or box blur of one region of an image into another image, in one
+// dispatch ("store caching").
+//
+// A workgroup owns a strip of `strip` output columns and `segment` output rows of one layer. It
+// walks down the strip in steps of `rows` rows. Each step loads the next `rows` source rows of the
+// strip plus the horizontal halo (radiusX texels each side) into shared memory (every source texel
+// is read once per strip: load caching), blurs them horizontally into a ring of rows in shared
+// memory, and once the ring holds the 2 * radiusY + 1 rows an output row needs, blurs the ring
+// vertically and writes `rows` output rows (store caching: the horizontal result never leaves
+// shared memory). The first steps of a segment only fill the ring (its top halo).
+//
+// Borders: a tap outside the source region reads the texel the border mode maps it to (per axis,
+// which makes every mode separable), or the constant colour. Taps never read outside the region,
+// so the region blurs as an image of its own.
+//
+// Precision: taps, weights and sums in fp32; sRGB sources are read through an sRGB view (decoded
+// by the sampler) and the result is encoded by the kernel, so the blur happens in linear light.
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
+
+#include "common/format.glsl"
+#include "common/srgb.glsl"
+
+const uint kGroupSize = 256u;
+const uint kMaxRadius = 128u; // the direct path's largest radius
+const uint kOutputs = 4u;     // outputs per invocation and pass (a register window of taps)
+const uint kStageLoads = 4u;  // source texels each invocation has in flight while staging
+
+const uint kBorderClampToEdge = 0u;
+const uint kBorderMirror = 1u;     // reflect-101: dcb|abcd|cba
+const uint kBorderMirrorEdge = 2u; // edge repeated: cba|abcd|dcb
+const uint kBorderWrap = 3u;
+const uint kBorderConstant = 4u;
+
+const uint kFilterGaussian = 0u;
+const uint kFilterBox = 1u;
+
+layout(local_size_x = 256) in;
+
+layout(constant_id = 0) const bool kSrgb = false;
+// Texel slots of shared memory for the ring and the staged rows (sized by the host from the
+// device's maxComputeSharedMemorySize).
+layout(constant_id = 1) const uint kSharedTexels = 1024u;
+
+layout(set = 0, binding = 0) uniform sampler2DArray src;
+VKFX_DST_LAYOUT(1) uniform writeonly image2DArray dst;
+
+layout(push_constant) uniform Push {
+    ivec2 srcOffset;  // region origin in the source level
+    ivec2 dstOffset;  // region origin in the destination level
+    uvec2 extent;     // region size
+    uvec2 radius;     // x, y taps each side
+    vec2 weightScale; // Gaussian: -1 / (2 sigma^2) per axis
+    uint kernel;      // kFilter*
+    uint border;      // kBorder*
+    vec4 borderColor; // kBorderConstant: linear RGBA
+    uint strip;       // output columns per workgroup (a multiple of kOutputs)
+    uint rows;        // rows per step (a multiple of kOutputs; strip * rows / kOutputs <= 256)
+    uint segment;     // output rows per workgroup (a multiple of rows)
+    uint ringRows;    // rows of the ring: rows * (ceil(2 radius.y / rows) + 1)
+} pc;
+
+// Texels in shared memory: 8-bit formats as packed halves (their 1-code bound leaves room for
+// two fp16 roundings; half the bytes of fp32), the others as fp32.
+#if VKFX_BLUR_PACKED
+#define SLOT uvec2
+SLOT toSlot(VEC v) { return uvec2(packHalf2x16(v.xy), packHalf2x16(v.zw)); }
+VEC fromSlot(SLOT s) { return VEC(unpackHalf2x16(s.x), unpackHalf2x16(s.y)); }
+#else
+#define SLOT VEC
+SLOT toSlot(VEC v) { return v; }
+VEC fromSlot(SLOT s) { return s; }
+#endif
+
+shared SLOT sTexels[kSharedTexels]; // the ring (ringRows x strip), then the staged rows
+shared float sWeightX[2u * kMaxRadius + 1u]; // taps -r..r
+shared float sWeightY[2u * kMaxRadius + 1u];
+shared float sScratch[2];
+
+// i mod n in 0..n-1 for any sign of i (GLSL's % is undefined for negative operands).
+int floorMod(int i, int n)
+{
+    return i >= 0 ? i % n : n - 1 - (-1 - i) % n;
+}
+
+// Where a tap at coordinate i of an axis of n texels reads (-1: the constant colour).
+int borderIndex(int i, int n)
+{
+    if (i >= 0 && i < n) return i;
+    switch (pc.border) {
+    case kBorderClampToEdge:
+        return clamp(i, 0, n - 1);
+    case kBorderMirror: {
+        if (n == 1) return 0;
+        int m = floorMod(i, 2 * n - 2);
+        return m < n ? m : 2 * n - 2 - m;
+    }
+    case kBorderMirrorEdge: {
+        int m = floorMod(i, 2 * n);
+        return m < n ? m : 2 * n - 1 - m;
+    }
+    case kBorderWrap:
+        return floorMod(i, n);
+    default:
+        return -1;
+    }
+}
+
+// Normalized weights of taps -r..r of one axis: Gaussian exp(-k^2 / (2 sigma^2)) / sum, or
+// 1 / (2r + 1) for a box. Summed by one invocation in a fixed order (smallest first).
+void makeWeights(uint axis)
+{
+    uint r = pc.radius[axis];
+    uint tid = gl_LocalInvocationIndex;
+    float w = 0.0;
+    if (tid <= r) {
+        float k = float(tid);
+        w = pc.kernel == kFilterBox ? 1.0 : exp(pc.weightScale[axis] * k * k);
+    }
+    if (tid <= r) {
+        if (axis == 0u) sWeightX[tid] = w;
+        else sWeightY[tid] = w;
+    }
+    barrier();
+    if (tid == 0u) {
+        float sum = 0.0;
+        for (uint k = r; k >= 1u; --k) sum += 2.0 * (axis == 0u ? sWeightX[k] : sWeightY[k]);
+        sum += axis == 0u ? sWeightX[0] : sWeightY[0];
+        sScratch[axis] = 1.0 / sum;
+    }
+    barrier();
+    if (tid <= r) {
+        w *= sScratch[axis];
+        if (axis == 0u) {
+            sWeightX[r + tid] = w;
+            sWeightX[r - tid] = w;
+        } else {
+            sWeightY[r + tid] = w;
+            sWeightY[r - tid] = w;
+        }
+    }
+}
+
+VEC constantColor() { return VEC_FROM4(pc.borderColor); }
+
+VEC fetchSource(int x, int y, uint layer)
+{
+    return VEC_FROM4(texelFetch(src, ivec3(pc.srcOffset + ivec2(x, y), int(layer)), 0));
+}
+
+vec4 encode(VEC v)
+{
+    vec4 c = VEC_TO4(v);
+    return kSrgb ? srgbEncodeColor(c) : VKFX_ROUND(c);
+}
+
+// kOutputs consecutive results of a 1D filter of 2r+1 taps (weights w(0..2r)), where output j
+// reads texels at(j + i), i = 0..2r. A window of kOutputs texels rotates through registers (one
+// load per tap): the main loop takes kOutputs taps per round, so that every window index is a
+// constant; the last taps take the texels they need directly.
+#define FILTER_OUTPUTS(acc, taps, weight, at)                                                      \
+    {                                                                                              \
+        [[unroll]] for (uint j = 0u; j < kOutputs; ++j) acc[j] = VEC(0.0);                         \
+        VEC win[kOutputs];                                                                         \
+        [[unroll]] for (uint j = 0u; j + 1u < kOutputs; ++j) win[j] = at(j);                      \
+        uint i0 = 0u;                                                                              \
+        for (; i0 + kOutputs <= taps; i0 += kOutputs) {                                            \
+            [[unroll]] for (uint u = 0u; u < kOutputs; ++u) {                                      \
+                win[(u + kOutputs - 1u) % kOutputs] = at(i0 + u + kOutputs - 1u);                  \
+                float w = weight(i0 + u);                                                          \
+                [[unroll]] for (uint j = 0u; j < kOutputs; ++j)                                    \
+                    acc[j] += w * win[(u + j) % kOutputs];                                         \
+            }                                                                                      \
+        }                                                                                          \
+        for (uint i = i0; i < taps; ++i) {                                                         \
+            float w = weight(i);                                                                   \
+            [[unroll]] for (uint j = 0u; j < kOutputs; ++j) acc[j] += w * at(i + j);               \
+        }                                                                                          \
+    }
+
+void main()
+{
+    uint tid = gl_LocalInvocationIndex;
+    uint layer = gl_WorkGroupID.z;
+    int width = int(pc.extent.x);
+    int height = int(pc.extent.y);
+    int rx = int(pc.radius.x);
+    int ry = int(pc.radius.y);
+    uint strip = pc.strip;
+    uint rows = pc.rows;
+    int x0 = int(gl_WorkGroupID.x * strip);
+    int y0 = int(gl_WorkGroupID.y * pc.segment);
+    uint outRows = min(pc.segment, uint(height - y0));
+    uint outSteps = (outRows + rows - 1u) / rows;
+    uint fillSteps = (2u * pc.radius.y + rows - 1u) / rows; // steps before the first output
+    uint staged = pc.ringRows * strip;                       // first staged slot
+    uint stagedWidth = strip + 2u * pc.radius.x;
+    uint tapsX = 2u * pc.radius.x + 1u;
+    uint tapsY = 2u * pc.radius.y + 1u;
+
+    makeWeights(0u);
+    makeWeights(1u);
+
+    // Horizontal: invocation = (row, kOutputs consecutive columns); vertical: (column,
+    // kOutputs consecutive rows). Idle when strip * rows / kOutputs < kGroupSize.
+    bool busy = tid < strip * rows / kOutputs;
+    uint perRow = strip / kOutputs;
+    uint hRow = tid / perRow;
+    uint hCol = (tid % perRow) * kOutputs;
+    uint vCol = tid % strip;
+    uint vRow = (tid / strip) * kOutputs;
+
+    for (uint step = 0u; step < fillSteps + outSteps; ++step) {
+        // 1. Stage source rows y0 - ry + step * rows + i (i < rows), columns x0 - rx .. x0 +
+        //    strip + rx - 1, border-mapped.
+        //    The loads of a round are all issued before any is stored, so that their latencies
+        //    overlap.
+        int firstRow = y0 - ry + int(step * rows);
+        uint stagedCount = rows * stagedWidth;
+        for (uint round = 0u; round < stagedCount; round += kStageLoads * kGroupSize) {
+            VEC loaded[kStageLoads];
+            [[unroll]] for (uint k = 0u; k < kStageLoads; ++k) {
+                uint i = round + k * kGroupSize + tid;
+                uint r = i / stagedWidth;
+                int sx = borderIndex(x0 - rx + int(i - r * stagedWidth), width);
+                int sy = borderIndex(firstRow + int(r), height);
+                loaded[k] = (i >= stagedCount || sx < 0 || sy < 0) ? constantColor() : fetchSource(sx, sy, layer);
+            }
+            [[unroll]] for (uint k = 0u; k < kStageLoads; ++k) {
+                uint i = round + k * kGroupSize + tid;
+                if (i < stagedCount) sTexels[staged + i] = toSlot(loaded[k]);
+            }
+        }
+        barrier();
+
+        // 2. Horizontal: ring row (step * rows + hRow) mod ringRows, columns hCol...
+        if (busy) {
+            uint base = staged + hRow * stagedWidth + hCol;
+            VEC acc[kOutputs];
+#define AT_H(i) fromSlot(sTexels[base + (i)])
+#define WEIGHT_X(i) sWeightX[i]
+            FILTER_OUTPUTS(acc, tapsX, WEIGHT_X, AT_H)
+            uint ring = ((step * rows + hRow) % pc.ringRows) * strip + hCol;
+            [[unroll]] for (uint j = 0u; j < kOutputs; ++j) sTexels[ring + j] = toSlot(acc[j]);
+        }
+        barrier();
+
+        // 3. Vertical: output rows y0 + j * rows + vRow.., j = step - fillSteps, from ring rows
+        //    j * rows + vRow + i (i = 0..2 ry: the source rows ry above to ry below).
+        if (step >= fillSteps && busy) {
+            uint first = (step - fillSteps) * rows + vRow;
+            int x = x0 + int(vCol);
+            if (first < outRows && x < width) {
+                uint ringFirst = first % pc.ringRows;
+                VEC acc[kOutputs];
+// ringFirst + i < 2 ringRows (the ring has 2 ry + rows rows at least): one conditional wrap.
+#define RING_ROW(k) ((k) >= pc.ringRows ? (k) - pc.ringRows : (k))
+#define AT_V(i) fromSlot(sTexels[RING_ROW(ringFirst + (i)) * strip + vCol])
+#define WEIGHT_Y(i) sWeightY[i]
+                FILTER_OUTPUTS(acc, tapsY, WEIGHT_Y, AT_V)
+                [[unroll]] for (uint j = 0u; j < kOutputs; ++j) {
+                    if (first + j < outRows)
+                        imageStore(dst, ivec3(pc.dstOffset + ivec2(x, y0 + int(first + j)), int(layer)),
+                                   encode(acc[j]));
+                }
+            }
+        }
+        // The next step's staging and ring writes come after its first barrier: the vertical
+        // reads of this step are done by then.
+    }
+}

@@ -1,0 +1,925 @@
+// vkfx::Blurrer: every texel of the region of every layer against a CPU reference in double
+// precision built from the definition in include/vkfx/blur.hpp (a weighted sum over the
+// (2rx+1) x (2ry+1) window, the border modes written out from their definitions), not from the
+// kernel's algorithm.
+//
+// Each case: create a source and a destination image, upload the source, poison the whole
+// destination (NaN / random codes, so that a texel never written cannot pass), record with the
+// vkfx API, download the destination and compare: the region within vkfx's documented bound
+// (1 code for unorm / sRGB, 1 ulp for fp16, 1e-5 relative for fp32), every texel outside the
+// region still poisoned.
+//
+// VKFX_TEST_VERBOSE=1 prints the largest error of every case.
+#include "support/compare.hpp"
+#include "support/errors.hpp"
+#include "support/formats.hpp"
+#include "support/gpu.hpp"
+#include "support/reference.hpp"
+#include "support/vulkan_context.hpp"
+
+#include <vkfx/blur.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace vkfx_test;
+using vkfx::BlurBorder;
+using vkfx::BlurFilter;
+
+bool verbose() {
+    const char *s = std::getenv("VKFX_TEST_VERBOSE");
+    return s && std::strcmp(s, "1") == 0;
+}
+
+const char *borderName(BlurBorder b) {
+    switch (b) {
+    case BlurBorder::ClampToEdge:
+        return "ClampToEdge";
+    case BlurBorder::Mirror:
+        return "Mirror";
+    case BlurBorder::MirrorEdge:
+        return "MirrorEdge";
+    case BlurBorder::Wrap:
+        return "Wrap";
+    case BlurBorder::Constant:
+        return "Constant";
+    }
+    return "?";
+}
+
+// ---------------------------------------------------------------------------------------------
+// The reference
+
+// Weights -r..r of one axis (index i + r), from the definition.
+std::vector<double> weights(BlurFilter filter, double sigma, std::uint32_t radius) {
+    if (filter == BlurFilter::Gaussian && radius == 0)
+        radius = std::max(1u, static_cast<std::uint32_t>(std::ceil(3.0 * sigma)));
+    const int r = static_cast<int>(radius);
+    std::vector<double> w(2 * radius + 1);
+    double sum = 0.0;
+    for (int i = -r; i <= r; ++i) {
+        double v = filter == BlurFilter::Box ? 1.0 : std::exp(-double(i) * i / (2.0 * sigma * sigma));
+        w[static_cast<std::size_t>(i + r)] = v;
+        sum += v;
+    }
+    for (double &v : w)
+        v /= sum;
+    return w;
+}
+
+// Where coordinate i of an axis of n texels reads, by the border mode's picture
+// (aaa|abcd|ddd, dcb|abcd|cba, cba|abcd|dcb, bcd|abcd|abc), reflecting step by step; -1 for the
+// constant colour.
+int borderTexel(int i, int n, BlurBorder border) {
+    if (i >= 0 && i < n)
+        return i;
+    switch (border) {
+    case BlurBorder::ClampToEdge:
+        return i < 0 ? 0 : n - 1;
+    case BlurBorder::Mirror:
+        if (n == 1)
+            return 0;
+        while (i < 0 || i >= n)
+            i = i < 0 ? -i : 2 * (n - 1) - i;
+        return i;
+    case BlurBorder::MirrorEdge:
+        while (i < 0 || i >= n)
+            i = i < 0 ? -1 - i : 2 * n - 1 - i;
+        return i;
+    case BlurBorder::Wrap:
+        while (i < 0)
+            i += n;
+        return i % n;
+    case BlurBorder::Constant:
+        return -1;
+    }
+    return -1;
+}
+
+struct BlurCase {
+    VkFormat format = VK_FORMAT_R8G8B8A8_UNORM;
+    VkExtent2D extent = {64, 64};    // of the source (and the destination unless dstExtent)
+    VkExtent2D dstExtent = {0, 0};   // 0: extent
+    std::uint32_t layers = 1;
+    VkOffset2D srcOffset = {0, 0};
+    VkOffset2D dstOffset = {0, 0};
+    VkExtent2D region = {0, 0};      // 0: the whole source
+    BlurFilter filter = BlurFilter::Gaussian;
+    float sigmaX = 1.0f, sigmaY = 1.0f;
+    std::uint32_t radiusX = 0, radiusY = 0;
+    BlurBorder border = BlurBorder::ClampToEdge;
+    float color[4] = {0.9f, 0.2f, 0.6f, 0.35f};
+    enum class Content { Random, HotPixels, Gradient } content = Content::Random;
+    std::uint64_t seed = 1;
+
+    VkExtent2D destination() const { return dstExtent.width ? dstExtent : extent; }
+    VkExtent2D area() const { return region.width ? region : extent; }
+
+    std::string describe() const {
+        auto ext = [](VkExtent2D e) { return std::to_string(e.width) + "x" + std::to_string(e.height); };
+        std::string s = formatName(format) + " " + ext(extent);
+        if (layers > 1)
+            s += " x" + std::to_string(layers) + " layers";
+        if (region.width)
+            s += " region " + ext(region) + " from (" + std::to_string(srcOffset.x) + "," +
+                 std::to_string(srcOffset.y) + ") to (" + std::to_string(dstOffset.x) + "," +
+                 std::to_string(dstOffset.y) + ")";
+        if (filter == BlurFilter::Box)
+            s += " box " + std::to_string(radiusX) + "," + std::to_string(radiusY);
+        else
+            s += " sigma " + std::to_string(sigmaX) + "," + std::to_string(sigmaY);
+        s += std::string(" ") + borderName(border);
+        if (content == Content::HotPixels)
+            s += " hot pixels";
+        if (content == Content::Gradient)
+            s += " gradient";
+        return s;
+    }
+};
+
+// One layer of the source, stored texels of the whole level.
+std::vector<std::uint8_t> makeSource(const FormatInfo &f, const BlurCase &c, std::uint32_t layer) {
+    const VkExtent2D e = c.extent;
+    const std::size_t texels = std::size_t{e.width} * e.height;
+    std::mt19937_64 rng(c.seed * 1000 + layer);
+    if (c.content == BlurCase::Content::Random)
+        return randomTexels(f, texels, rng);
+    std::vector<std::uint8_t> bytes(texels * f.bytesPerTexel);
+    const double scale = patternScale(f);
+    const std::uint32_t xl = e.width - 1, yl = e.height - 1;
+    for (std::uint32_t y = 0; y < e.height; ++y) {
+        for (std::uint32_t x = 0; x < e.width; ++x) {
+            double v[4] = {0.1, 0.1, 0.1, 0.1};
+            if (c.content == BlurCase::Content::Gradient) {
+                v[0] = double(x) / std::max(1u, xl);
+                v[1] = double(y) / std::max(1u, yl);
+                v[2] = 1.0 - v[0];
+                v[3] = 0.5 * (v[0] + v[1]);
+            } else {
+                // Single bright texels on and next to each edge and corner.
+                const bool hot = ((x == 0 || x == xl) && (y == 0 || y == yl)) ||
+                                 (x == 1 && y == e.height / 2) || (x == xl - 1 && y == e.height / 3) ||
+                                 (y == 1 && x == e.width / 2) || (y == yl - 1 && x == e.width / 3);
+                if (hot)
+                    v[0] = 1.0, v[1] = 0.0, v[2] = 1.0, v[3] = 0.9;
+            }
+            for (double &ch : v)
+                ch *= scale;
+            encodeTexel(f, v, bytes.data() + (std::size_t{y} * e.width + x) * f.bytesPerTexel);
+        }
+    }
+    return bytes;
+}
+
+// The blurred region of one layer: the definition's double sum over the window of each texel.
+Plane referenceBlur(const FormatInfo &f, const BlurCase &c, const std::vector<std::uint8_t> &src) {
+    const VkExtent2D a = c.area();
+    const std::vector<double> wx = weights(c.filter, c.sigmaX, c.radiusX);
+    const std::vector<double> wy = weights(c.filter, c.sigmaY, c.radiusY);
+    const int rx = static_cast<int>(wx.size() / 2), ry = static_cast<int>(wy.size() / 2);
+    const int w = static_cast<int>(a.width), h = static_cast<int>(a.height);
+    // Decoded region with a border-mapped margin of rx, ry texels.
+    const int mw = w + 2 * rx, mh = h + 2 * ry;
+    auto at = [&](int x, int y) { return (std::size_t(y) * std::size_t(mw) + std::size_t(x)) * f.channels; };
+    std::vector<double> margin(at(0, mh));
+    for (int y = 0; y < mh; ++y) {
+        const int sy = borderTexel(y - ry, h, c.border);
+        for (int x = 0; x < mw; ++x) {
+            const int sx = borderTexel(x - rx, w, c.border);
+            for (std::uint32_t ch = 0; ch < f.channels; ++ch) {
+                double v;
+                if (sx < 0 || sy < 0) {
+                    v = c.color[ch];
+                } else {
+                    std::size_t t = std::size_t(sy + c.srcOffset.y) * c.extent.width +
+                                    std::size_t(sx) + std::size_t(c.srcOffset.x);
+                    v = decode(f, src.data() + t * f.bytesPerTexel, ch);
+                }
+                margin[at(x, y) + ch] = v;
+            }
+        }
+    }
+    // The double sum over the window, factored by rows (exact in real arithmetic): each margin
+    // row filtered horizontally once, then the columns of those sums vertically.
+    std::vector<double> rows(std::size_t(mh) * std::size_t(w) * f.channels);
+    for (int y = 0; y < mh; ++y) {
+        for (int x = 0; x < w; ++x) {
+            for (std::uint32_t ch = 0; ch < f.channels; ++ch) {
+                double sum = 0.0;
+                for (int i = 0; i <= 2 * rx; ++i)
+                    sum += wx[std::size_t(i)] * margin[at(x + i, y) + ch];
+                rows[(std::size_t(y) * std::size_t(w) + std::size_t(x)) * f.channels + ch] = sum;
+            }
+        }
+    }
+    Plane out(a.width, a.height, f.channels);
+    for (int y = 0; y < h; ++y) {
+        for (int x = 0; x < w; ++x) {
+            for (std::uint32_t ch = 0; ch < f.channels; ++ch) {
+                double sum = 0.0;
+                for (int j = 0; j <= 2 * ry; ++j)
+                    sum += wy[std::size_t(j)] * rows[(std::size_t(y + j) * std::size_t(w) + std::size_t(x)) * f.channels + ch];
+                out.at(std::uint32_t(x), std::uint32_t(y), ch) = sum;
+            }
+        }
+    }
+    return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Device support, decided here independently of vkfx.
+
+bool deviceCanBlur(VkFormat format, std::string *why) {
+    if (!(ctx().formatProperties(format).optimalTilingFeatures & VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT)) {
+        *why = "the device cannot sample " + formatName(format);
+        return false;
+    }
+    VkFormat storage = format == VK_FORMAT_R8G8B8A8_SRGB   ? VK_FORMAT_R8G8B8A8_UNORM
+                       : format == VK_FORMAT_B8G8R8A8_SRGB ? VK_FORMAT_B8G8R8A8_UNORM
+                                                           : format;
+    if (!(ctx().formatProperties(storage).optimalTilingFeatures & VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT)) {
+        *why = "the device cannot store " + formatName(storage);
+        return false;
+    }
+    if (storage == VK_FORMAT_B8G8R8A8_UNORM && !ctx().writeWithoutFormat) {
+        *why = "B8G8R8A8 needs shaderStorageImageWriteWithoutFormat";
+        return false;
+    }
+    return true;
+}
+
+// Blurrers are cached per format for the whole process (pipeline creation is slow on lavapipe).
+const vkfx::Blurrer *cachedBlurrer(VkFormat format) {
+    static auto *cache = [] {
+        auto *m = new std::map<VkFormat, std::unique_ptr<vkfx::Blurrer>>;
+        ctx().atShutdown([m] { m->clear(); });
+        return m;
+    }();
+    auto it = cache->find(format);
+    if (it != cache->end())
+        return it->second.get();
+    auto b = std::make_unique<vkfx::Blurrer>();
+    VkResult r = vkfx::Blurrer::create(ctx().vkfx, {.format = format}, b.get());
+    if (r != VK_SUCCESS) {
+        ADD_FAILURE() << "vkfx::Blurrer::create(" << formatName(format) << ") failed (" << r
+                      << "): " << vkfx::lastError();
+        return nullptr;
+    }
+    return cache->emplace(format, std::move(b)).first->second.get();
+}
+
+// ---------------------------------------------------------------------------------------------
+// One blur: images, targets, content, poison, record, readback, comparison.
+
+constexpr VkImageUsageFlags kSourceUsage = VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
+constexpr VkImageUsageFlags kDestinationUsage =
+    VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
+
+class Job {
+  public:
+    explicit Job(const BlurCase &c) : m_case(c), m_format(formatInfo(c.format)) {}
+
+    const BlurCase &spec() const { return m_case; }
+    const vkfx::BlurTarget &source() const { return m_source; }
+    const vkfx::BlurTarget &destination() const { return m_destination; }
+    const Image &destinationImage() const { return m_dstImage; }
+
+    ImageSpec imageSpec(bool destination) const {
+        ImageSpec s;
+        s.format = m_case.format;
+        s.extent = destination ? m_case.destination() : m_case.extent;
+        s.layers = m_case.layers;
+        s.usage = destination ? kDestinationUsage : kSourceUsage;
+        if (destination && m_format.srgb)
+            s.flags = VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT | VK_IMAGE_CREATE_EXTENDED_USAGE_BIT;
+        return s;
+    }
+
+    bool supported(std::string *why) const {
+        return deviceCanBlur(m_case.format, why) && imageSupported(imageSpec(false), why) &&
+               imageSupported(imageSpec(true), why);
+    }
+
+    ::testing::AssertionResult create() {
+        if (m_srcImage.create(imageSpec(false)) != VK_SUCCESS || m_dstImage.create(imageSpec(true)) != VK_SUCCESS)
+            return ::testing::AssertionFailure() << "creating the images failed";
+        for (int d = 0; d < 2; ++d) {
+            const ImageSpec s = imageSpec(d == 1);
+            vkfx::BlurTargetCreateInfo t;
+            t.image = d ? m_dstImage.handle() : m_srcImage.handle();
+            t.format = s.format;
+            t.extent = s.extent;
+            t.usage = s.usage;
+            t.flags = s.flags;
+            t.layerCount = m_case.layers;
+            VkResult r = vkfx::BlurTarget::create(ctx().vkfx, t, d ? &m_destination : &m_source);
+            if (r != VK_SUCCESS)
+                return ::testing::AssertionFailure() << "BlurTarget::create failed (" << r << "): " << vkfx::lastError();
+        }
+        for (std::uint32_t layer = 0; layer < m_case.layers; ++layer)
+            m_content.push_back(makeSource(m_format, m_case, layer));
+        std::mt19937_64 rng(m_case.seed * 7919 + 17);
+        m_poison = makePoison(m_format, rng);
+        return ::testing::AssertionSuccess();
+    }
+
+    // Upload, poison, and the layouts the blur expects.
+    void setup(VkCommandBuffer cmd, Staging &staging) {
+        transition(cmd, m_srcImage, 0, 1, use::kNone, use::kTransferDst);
+        for (std::uint32_t layer = 0; layer < m_case.layers; ++layer)
+            staging.upload(cmd, m_srcImage, 0, layer, m_content[layer]);
+        transition(cmd, m_srcImage, 0, 1, use::kTransferDst, use::kComputeRead);
+        transition(cmd, m_dstImage, 0, 1, use::kNone, use::kTransferDst);
+        poison(cmd, m_dstImage, 0, 1, m_poison);
+        transition(cmd, m_dstImage, 0, 1, use::kTransferDst, use::kComputeWrite);
+    }
+
+    vkfx::BlurInfo info() const {
+        vkfx::BlurInfo i;
+        i.source = &m_source;
+        i.destination = &m_destination;
+        i.sourceOffset = m_case.srcOffset;
+        i.destinationOffset = m_case.dstOffset;
+        i.extent = m_case.region;
+        i.filter = m_case.filter;
+        i.sigmaX = m_case.sigmaX;
+        i.sigmaY = m_case.sigmaY;
+        i.radiusX = m_case.radiusX;
+        i.radiusY = m_case.radiusY;
+        i.border = m_case.border;
+        for (int ch = 0; ch < 4; ++ch)
+            i.borderColor[ch] = m_case.color[ch];
+        return i;
+    }
+
+    void readback(VkCommandBuffer cmd, Staging &staging) {
+        transition(cmd, m_dstImage, 0, 1, use::kComputeWrite, use::kTransferSrc);
+        m_downloads.clear();
+        for (std::uint32_t layer = 0; layer < m_case.layers; ++layer)
+            m_downloads.push_back(staging.download(cmd, m_dstImage, 0, layer));
+    }
+
+    // The region against the reference, the rest against the poison. `written`: false when the
+    // record was expected to write nothing.
+    void verify(const Staging &staging, bool written = true) const {
+        const VkExtent2D de = m_case.destination(), a = m_case.area();
+        LevelChecker checker(m_format, Tolerance::Average);
+        std::string touched;
+        for (std::uint32_t layer = 0; layer < m_case.layers; ++layer) {
+            const std::vector<std::uint8_t> got = staging.bytes(m_downloads[layer]);
+            std::vector<std::uint8_t> region;
+            std::size_t changed = 0;
+            for (std::uint32_t y = 0; y < de.height; ++y) {
+                for (std::uint32_t x = 0; x < de.width; ++x) {
+                    const std::uint8_t *t = got.data() + (std::size_t{y} * de.width + x) * m_format.bytesPerTexel;
+                    const auto ox = std::uint32_t(m_case.dstOffset.x), oy = std::uint32_t(m_case.dstOffset.y);
+                    const bool in = written && x >= ox && y >= oy && x < ox + a.width && y < oy + a.height;
+                    if (in)
+                        region.insert(region.end(), t, t + m_format.bytesPerTexel);
+                    else if (!isPoison(m_format, t, m_poison))
+                        ++changed;
+                }
+            }
+            if (changed)
+                touched += "  layer " + std::to_string(layer) + ": " + std::to_string(changed) + " texels\n";
+            if (written)
+                checker.check(0, layer, referenceBlur(m_format, m_case, m_content[layer]), region);
+        }
+        EXPECT_TRUE(checker.passed()) << m_case.describe() << ":\n" << checker.report();
+        EXPECT_TRUE(touched.empty()) << m_case.describe() << ": texels outside the region were written:\n" << touched;
+        if (verbose())
+            std::printf("  %s: max error %.4g\n", m_case.describe().c_str(), checker.maxError());
+    }
+
+  private:
+    BlurCase m_case;
+    const FormatInfo &m_format;
+    Image m_srcImage, m_dstImage;
+    vkfx::BlurTarget m_source, m_destination;
+    std::vector<std::vector<std::uint8_t>> m_content;
+    Poison m_poison;
+    std::vector<std::size_t> m_downloads;
+};
+
+class BlurTest : public GpuTest {
+  protected:
+    void runCase(const BlurCase &c) {
+        SCOPED_TRACE(c.describe());
+        Job job(c);
+        std::string why;
+        if (!job.supported(&why))
+            GTEST_SKIP() << why;
+        const vkfx::Blurrer *blur = cachedBlurrer(c.format);
+        ASSERT_NE(blur, nullptr);
+        ASSERT_TRUE(job.create());
+        Staging staging;
+        VkResult recorded = VK_ERROR_UNKNOWN;
+        ASSERT_EQ(submitAndWait([&](VkCommandBuffer cmd) {
+                      job.setup(cmd, staging);
+                      recorded = blur->record(cmd, job.info());
+                      job.readback(cmd, staging);
+                      staging.downloadsToHost(cmd);
+                  }),
+                  VK_SUCCESS);
+        ASSERT_TRUE(staging.ok()) << staging.error();
+        ASSERT_EQ(recorded, VK_SUCCESS) << vkfx::lastError();
+        job.verify(staging);
+    }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Formats, sizes, sigmas, borders, boxes, regions, layers
+
+class BlurFormats : public BlurTest, public ::testing::WithParamInterface<VkFormat> {};
+
+TEST_P(BlurFormats, RandomAndHotPixelsMatchReference) {
+    BlurCase c;
+    c.format = GetParam();
+    c.extent = {65, 63};
+    c.sigmaX = c.sigmaY = 1.6f;
+    runCase(c);
+    if (HasFatalFailure() || IsSkipped())
+        return;
+    c.content = BlurCase::Content::HotPixels;
+    c.sigmaX = c.sigmaY = 2.8f;
+    c.border = BlurBorder::Mirror;
+    c.seed = 2;
+    runCase(c);
+    if (HasFatalFailure() || IsSkipped())
+        return;
+    c.content = BlurCase::Content::Gradient;
+    c.border = BlurBorder::Constant;
+    c.sigmaX = 4.0f;
+    c.sigmaY = 0.5f;
+    runCase(c);
+}
+
+INSTANTIATE_TEST_SUITE_P(, BlurFormats, ::testing::ValuesIn(blurFormats()),
+                         [](const ::testing::TestParamInfo<VkFormat> &p) { return formatName(p.param); });
+
+TEST_F(BlurTest, EverySizeMatchesReference) {
+    const VkExtent2D sizes[] = {{1, 1}, {1, 37}, {37, 1}, {7, 5}, {64, 64}, {65, 63}, {1023, 769}, {1920, 1080}};
+    int i = 0;
+    for (VkExtent2D e : sizes) {
+        BlurCase c;
+        c.extent = e;
+        c.sigmaX = c.sigmaY = 2.8f;
+        c.border = static_cast<BlurBorder>(i % 5);
+        c.seed = 10 + static_cast<std::uint64_t>(i++);
+        runCase(c);
+        if (HasFatalFailure() || IsSkipped())
+            return;
+    }
+}
+
+TEST_F(BlurTest, LargeImageOnGpuMatchesReference) {
+    if (ctx().isCpu())
+        GTEST_SKIP() << "3840x2160 runs on GPUs only (minutes on lavapipe)";
+    BlurCase c;
+    c.extent = {3840, 2160};
+    c.sigmaX = c.sigmaY = 4.0f;
+    c.border = BlurBorder::Mirror;
+    runCase(c);
+    c.format = VK_FORMAT_R16G16B16A16_SFLOAT;
+    c.sigmaX = c.sigmaY = 16.0f;
+    runCase(c);
+}
+
+class BlurSigmas : public BlurTest, public ::testing::WithParamInterface<float> {};
+
+TEST_P(BlurSigmas, RandomAndHotPixelsMatchReference) {
+    BlurCase c;
+    c.extent = {97, 71};
+    c.sigmaX = c.sigmaY = GetParam();
+    c.border = BlurBorder::Mirror;
+    runCase(c);
+    if (HasFatalFailure() || IsSkipped())
+        return;
+    c.format = VK_FORMAT_R32_SFLOAT;
+    c.content = BlurCase::Content::HotPixels;
+    c.border = BlurBorder::Constant;
+    runCase(c);
+}
+
+INSTANTIATE_TEST_SUITE_P(, BlurSigmas, ::testing::Values(0.3f, 0.5f, 1.0f, 1.6f, 2.8f, 4.0f, 7.5f, 16.0f, 32.0f),
+                         [](const ::testing::TestParamInfo<float> &p) {
+                             std::string s = std::to_string(p.param);
+                             s = s.substr(0, s.find_last_not_of('0') + 1);
+                             for (char &ch : s)
+                                 if (ch == '.')
+                                     ch = '_';
+                             return "Sigma" + s;
+                         });
+
+TEST_F(BlurTest, DifferentSigmasInXAndYMatchReference) {
+    BlurCase c;
+    c.extent = {81, 67};
+    c.sigmaX = 0.5f;
+    c.sigmaY = 7.5f;
+    runCase(c);
+    c.sigmaX = 16.0f;
+    c.sigmaY = 1.0f;
+    c.format = VK_FORMAT_R8G8B8A8_SRGB;
+    runCase(c);
+}
+
+TEST_F(BlurTest, ExplicitRadiusTruncatesTheGaussian) {
+    BlurCase c;
+    c.extent = {50, 40};
+    c.sigmaX = 6.0f;
+    c.sigmaY = 3.0f;
+    c.radiusX = 3;
+    c.radiusY = 20;
+    runCase(c);
+}
+
+class BlurBorders : public BlurTest, public ::testing::WithParamInterface<BlurBorder> {};
+
+TEST_P(BlurBorders, RadiusLargerThanTheImageAndHotEdgesMatchReference) {
+    BlurCase c;
+    c.border = GetParam();
+    c.extent = {13, 11};
+    c.sigmaX = c.sigmaY = 4.0f; // radius 12: taps reach past the far edge
+    runCase(c);
+    if (HasFatalFailure() || IsSkipped())
+        return;
+    c.extent = {64, 45};
+    c.content = BlurCase::Content::HotPixels;
+    c.sigmaX = c.sigmaY = 7.5f;
+    c.format = VK_FORMAT_R16G16B16A16_SFLOAT;
+    runCase(c);
+    if (HasFatalFailure() || IsSkipped())
+        return;
+    c.extent = {2, 3};
+    c.format = VK_FORMAT_R8G8B8A8_SRGB;
+    c.content = BlurCase::Content::Random;
+    c.sigmaX = c.sigmaY = 1.0f;
+    runCase(c);
+}
+
+INSTANTIATE_TEST_SUITE_P(, BlurBorders,
+                         ::testing::Values(BlurBorder::ClampToEdge, BlurBorder::Mirror, BlurBorder::MirrorEdge,
+                                           BlurBorder::Wrap, BlurBorder::Constant),
+                         [](const ::testing::TestParamInfo<BlurBorder> &p) { return borderName(p.param); });
+
+TEST_F(BlurTest, BoxOfEveryRadiusUpTo64MatchesReference) {
+    for (std::uint32_t r = 1; r <= 64; ++r) {
+        BlurCase c;
+        c.extent = {70, 45};
+        c.filter = BlurFilter::Box;
+        c.radiusX = r;
+        c.radiusY = (r * 7) % 64 + 1;
+        c.border = static_cast<BlurBorder>(r % 5);
+        c.format = r % 2 ? VK_FORMAT_R8G8B8A8_UNORM : VK_FORMAT_R8_UNORM;
+        c.seed = 100 + r;
+        runCase(c);
+        if (HasFatalFailure() || IsSkipped())
+            return;
+    }
+}
+
+TEST_F(BlurTest, BoxWithRadiusZeroBlursOneAxisOnly) {
+    BlurCase c;
+    c.extent = {40, 30};
+    c.filter = BlurFilter::Box;
+    c.radiusX = 0;
+    c.radiusY = 5;
+    runCase(c);
+    c.radiusX = 6;
+    c.radiusY = 0;
+    runCase(c);
+}
+
+TEST_F(BlurTest, RegionAtOddOffsetsBlursAsAnImageOfItsOwn) {
+    BlurCase c;
+    c.extent = {70, 50};
+    c.dstExtent = {50, 40};
+    c.srcOffset = {5, 7};
+    c.dstOffset = {3, 9};
+    c.region = {33, 21};
+    c.sigmaX = 2.8f;
+    c.sigmaY = 1.6f;
+    for (BlurBorder b : {BlurBorder::ClampToEdge, BlurBorder::Mirror, BlurBorder::Wrap, BlurBorder::Constant}) {
+        c.border = b;
+        runCase(c);
+        if (HasFatalFailure() || IsSkipped())
+            return;
+    }
+}
+
+TEST_F(BlurTest, ArrayOfThreeLayersMatchesReferencePerLayer) {
+    BlurCase c;
+    c.extent = {45, 38};
+    c.layers = 3;
+    c.sigmaX = c.sigmaY = 2.0f;
+    c.border = BlurBorder::MirrorEdge;
+    runCase(c);
+}
+
+// One image: layer 0 blurred into layer 1 (the same image, different layers, is allowed).
+TEST_F(BlurTest, OtherLayerOfTheSameImageMatchesReference) {
+    const VkFormat format = VK_FORMAT_R8G8B8A8_UNORM;
+    std::string why;
+    if (!deviceCanBlur(format, &why))
+        GTEST_SKIP() << why;
+    const FormatInfo &f = formatInfo(format);
+    BlurCase c;
+    c.extent = {33, 29};
+    c.sigmaX = c.sigmaY = 1.6f;
+    ImageSpec spec;
+    spec.format = format;
+    spec.extent = c.extent;
+    spec.layers = 2;
+    spec.usage = kSourceUsage | kDestinationUsage;
+    Image image;
+    ASSERT_EQ(image.create(spec), VK_SUCCESS);
+    vkfx::BlurTarget layer0, layer1;
+    vkfx::BlurTargetCreateInfo t{.image = image.handle(), .format = format, .extent = c.extent, .usage = spec.usage};
+    ASSERT_EQ(vkfx::BlurTarget::create(ctx().vkfx, t, &layer0), VK_SUCCESS) << vkfx::lastError();
+    t.baseArrayLayer = 1;
+    ASSERT_EQ(vkfx::BlurTarget::create(ctx().vkfx, t, &layer1), VK_SUCCESS) << vkfx::lastError();
+    const vkfx::Blurrer *blur = cachedBlurrer(format);
+    ASSERT_NE(blur, nullptr);
+    const std::vector<std::uint8_t> content = makeSource(f, c, 0);
+    std::mt19937_64 rng(5);
+    const Poison p = makePoison(f, rng);
+    Staging staging;
+    std::size_t down = 0;
+    VkResult recorded = VK_ERROR_UNKNOWN;
+    ASSERT_EQ(submitAndWait([&](VkCommandBuffer cmd) {
+                  transition(cmd, image, 0, 1, use::kNone, use::kTransferDst);
+                  poison(cmd, image, 0, 1, p); // both layers; layer 0 is then overwritten
+                  transition(cmd, image, 0, 1, use::kTransferDst, use::kTransferDst, 0, 1);
+                  staging.upload(cmd, image, 0, 0, content);
+                  transition(cmd, image, 0, 1, use::kTransferDst, use::kComputeReadGeneral, 0, 1);
+                  transition(cmd, image, 0, 1, use::kTransferDst, use::kComputeWrite, 1, 1);
+                  vkfx::BlurInfo info{.source = &layer0, .destination = &layer1, .sigmaX = c.sigmaX,
+                                      .sigmaY = c.sigmaY, .sourceLayout = VK_IMAGE_LAYOUT_GENERAL};
+                  recorded = blur->record(cmd, info);
+                  transition(cmd, image, 0, 1, use::kComputeWrite, use::kTransferSrc, 1, 1);
+                  down = staging.download(cmd, image, 0, 1);
+                  staging.downloadsToHost(cmd);
+              }),
+              VK_SUCCESS);
+    ASSERT_EQ(recorded, VK_SUCCESS) << vkfx::lastError();
+    LevelChecker checker(f, Tolerance::Average);
+    checker.check(0, 1, referenceBlur(f, c, content), staging.bytes(down));
+    EXPECT_TRUE(checker.passed()) << checker.report();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bad input: the documented VkResult, a fresh readable lastError(), nothing created or recorded
+// (a failed record leaves the command buffer valid and the destination untouched).
+
+class BlurBadInput : public GpuTest {
+  protected:
+    void SetUp() override {
+        GpuTest::SetUp();
+        if (HasFatalFailure())
+            return;
+        BlurCase c;
+        c.extent = {40, 30};
+        m_job = std::make_unique<Job>(c);
+        std::string why;
+        if (!m_job->supported(&why))
+            GTEST_SKIP() << why;
+        m_blur = cachedBlurrer(c.format);
+        ASSERT_NE(m_blur, nullptr);
+        ASSERT_TRUE(m_job->create());
+    }
+
+    vkfx::BlurInfo good() const { return m_job->info(); }
+
+    // `record` runs inside a command buffer that also sets up and reads back the job's images;
+    // it must fail with `expected` and leave the destination poisoned.
+    void expectRecordFails(VkResult expected, const std::function<VkResult(VkCommandBuffer)> &record) {
+        const std::string before = freshLastError();
+        VkResult r = VK_SUCCESS;
+        Staging staging;
+        ASSERT_EQ(submitAndWait([&](VkCommandBuffer cmd) {
+                      m_job->setup(cmd, staging);
+                      r = record(cmd);
+                      m_job->readback(cmd, staging);
+                      staging.downloadsToHost(cmd);
+                  }),
+                  VK_SUCCESS);
+        EXPECT_EQ(r, expected);
+        EXPECT_TRUE(isFreshReason(before)) << "(result " << r << ")";
+        m_job->verify(staging, false);
+    }
+
+    void expectInfoFails(const vkfx::BlurInfo &info) {
+        expectRecordFails(VK_ERROR_VALIDATION_FAILED_EXT, [&](VkCommandBuffer cmd) { return m_blur->record(cmd, info); });
+    }
+
+    void expectTargetFails(VkResult expected, const vkfx::BlurTargetCreateInfo &info) {
+        const std::string before = freshLastError();
+        vkfx::BlurTarget target;
+        EXPECT_EQ(vkfx::BlurTarget::create(ctx().vkfx, info, &target), expected);
+        EXPECT_TRUE(isFreshReason(before));
+        EXPECT_FALSE(target.valid());
+    }
+
+    std::unique_ptr<Job> m_job;
+    const vkfx::Blurrer *m_blur = nullptr;
+};
+
+TEST_F(BlurBadInput, GoodInputIsAcceptedAndWrites) {
+    // The baseline of the tests below: the same setup with a good record passes.
+    Staging staging;
+    VkResult r = VK_ERROR_UNKNOWN;
+    ASSERT_EQ(submitAndWait([&](VkCommandBuffer cmd) {
+                  m_job->setup(cmd, staging);
+                  r = m_blur->record(cmd, good());
+                  m_job->readback(cmd, staging);
+                  staging.downloadsToHost(cmd);
+              }),
+              VK_SUCCESS);
+    ASSERT_EQ(r, VK_SUCCESS) << vkfx::lastError();
+    m_job->verify(staging);
+}
+
+TEST_F(BlurBadInput, SigmaThatIsNotPositiveAndFiniteIsRejected) {
+    for (float s : {0.0f, -1.0f, std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()}) {
+        vkfx::BlurInfo i = good();
+        i.sigmaX = s;
+        expectInfoFails(i);
+        i = good();
+        i.sigmaY = s;
+        expectInfoFails(i);
+    }
+}
+
+TEST_F(BlurBadInput, RadiusAboveTheMaximumIsRejected) {
+    vkfx::BlurInfo i = good();
+    i.radiusX = vkfx::Blurrer::kMaxRadius + 1;
+    expectInfoFails(i);
+    i = good();
+    i.sigmaY = 50.0f; // ceil(3 sigma) = 150
+    expectInfoFails(i);
+    i = good();
+    i.filter = BlurFilter::Box;
+    i.radiusY = 1000;
+    expectInfoFails(i);
+}
+
+TEST_F(BlurBadInput, UnknownFilterOrBorderIsRejected) {
+    vkfx::BlurInfo i = good();
+    i.filter = static_cast<BlurFilter>(7);
+    expectInfoFails(i);
+    i = good();
+    i.border = static_cast<BlurBorder>(9);
+    expectInfoFails(i);
+}
+
+TEST_F(BlurBadInput, RegionOutsideEitherImageIsRejected) {
+    vkfx::BlurInfo i = good();
+    i.extent = {41, 30};
+    expectInfoFails(i);
+    i = good();
+    i.extent = {20, 20};
+    i.sourceOffset = {21, 0};
+    expectInfoFails(i);
+    i = good();
+    i.extent = {20, 20};
+    i.destinationOffset = {0, 11};
+    expectInfoFails(i);
+    i = good();
+    i.extent = {10, 10};
+    i.sourceOffset = {-1, 0};
+    expectInfoFails(i);
+    i = good();
+    i.extent = {0, 10};
+    expectInfoFails(i);
+    i = good();
+    i.sourceOffset = {1, 1}; // with the whole-source extent
+    expectInfoFails(i);
+}
+
+TEST_F(BlurBadInput, NullHandlesAreRejected) {
+    vkfx::BlurInfo i = good();
+    i.source = nullptr;
+    expectInfoFails(i);
+    i = good();
+    i.destination = nullptr;
+    expectInfoFails(i);
+    expectRecordFails(VK_ERROR_VALIDATION_FAILED_EXT, [&](VkCommandBuffer) { return m_blur->record(VK_NULL_HANDLE, good()); });
+    vkfx::Blurrer none;
+    expectRecordFails(VK_ERROR_VALIDATION_FAILED_EXT, [&](VkCommandBuffer cmd) { return none.record(cmd, good()); });
+    vkfx::BlurTarget destroyed;
+    i = good();
+    i.source = &destroyed;
+    expectInfoFails(i);
+    expectTargetFails(VK_ERROR_VALIDATION_FAILED_EXT, {.image = VK_NULL_HANDLE, .format = VK_FORMAT_R8G8B8A8_UNORM,
+                                                       .extent = {4, 4}, .usage = kSourceUsage});
+}
+
+TEST_F(BlurBadInput, MissingUsageIsRejected) {
+    // The destination's target has STORAGE only (no SAMPLED): it cannot be a source; the source's
+    // has SAMPLED only: it cannot be a destination.
+    vkfx::BlurInfo i = good();
+    i.source = &m_job->destination();
+    i.destination = &m_job->destination();
+    expectInfoFails(i);
+    i = good();
+    i.destination = &m_job->source();
+    expectInfoFails(i);
+    expectTargetFails(VK_ERROR_VALIDATION_FAILED_EXT,
+                      {.image = m_job->destinationImage().handle(), .format = VK_FORMAT_R8G8B8A8_UNORM,
+                       .extent = {40, 30}, .usage = VK_IMAGE_USAGE_TRANSFER_SRC_BIT});
+}
+
+TEST_F(BlurBadInput, OverlappingSourceAndDestinationAreRejected) {
+    ImageSpec spec = m_job->imageSpec(true);
+    spec.usage |= VK_IMAGE_USAGE_SAMPLED_BIT;
+    spec.layers = 3;
+    Image image;
+    ASSERT_EQ(image.create(spec), VK_SUCCESS);
+    vkfx::BlurTargetCreateInfo t{.image = image.handle(), .format = spec.format, .extent = spec.extent,
+                                 .usage = spec.usage, .layerCount = 2};
+    vkfx::BlurTarget a, b;
+    ASSERT_EQ(vkfx::BlurTarget::create(ctx().vkfx, t, &a), VK_SUCCESS) << vkfx::lastError();
+    t.baseArrayLayer = 1; // layers 1, 2 against 0, 1
+    ASSERT_EQ(vkfx::BlurTarget::create(ctx().vkfx, t, &b), VK_SUCCESS) << vkfx::lastError();
+    vkfx::BlurInfo i = good();
+    i.source = &a;
+    i.destination = &a;
+    expectInfoFails(i);
+    i.destination = &b;
+    expectInfoFails(i);
+}
+
+TEST_F(BlurBadInput, FormatsTheBlurrerCannotTakeAreRejected) {
+    // A target of another format than the Blurrer's.
+    ImageSpec spec = m_job->imageSpec(false);
+    spec.format = VK_FORMAT_R32_SFLOAT;
+    Image image;
+    ASSERT_EQ(image.create(spec), VK_SUCCESS);
+    vkfx::BlurTarget other;
+    ASSERT_EQ(vkfx::BlurTarget::create(ctx().vkfx, {.image = image.handle(), .format = spec.format,
+                                                    .extent = spec.extent, .usage = spec.usage},
+                                       &other),
+              VK_SUCCESS)
+        << vkfx::lastError();
+    vkfx::BlurInfo i = good();
+    i.source = &other;
+    expectInfoFails(i);
+    // Formats outside the list.
+    for (VkFormat f : {VK_FORMAT_R16G16_SFLOAT, VK_FORMAT_UNDEFINED, VK_FORMAT_D32_SFLOAT}) {
+        const std::string before = freshLastError();
+        vkfx::Blurrer b;
+        EXPECT_EQ(vkfx::Blurrer::create(ctx().vkfx, {.format = f}, &b), VK_ERROR_FORMAT_NOT_SUPPORTED);
+        EXPECT_TRUE(isFreshReason(before));
+        EXPECT_FALSE(b.valid());
+        expectTargetFails(VK_ERROR_FORMAT_NOT_SUPPORTED, {.image = image.handle(), .format = f, .extent = spec.extent,
+                                                          .usage = spec.usage});
+    }
+}
+
+TEST_F(BlurBadInput, LayerCountMismatchIsRejected) {
+    ImageSpec spec = m_job->imageSpec(true);
+    spec.layers = 2;
+    Image image;
+    ASSERT_EQ(image.create(spec), VK_SUCCESS);
+    vkfx::BlurTarget two;
+    ASSERT_EQ(vkfx::BlurTarget::create(ctx().vkfx, {.image = image.handle(), .format = spec.format,
+                                                    .extent = spec.extent, .usage = spec.usage, .layerCount = 2},
+                                       &two),
+              VK_SUCCESS)
+        << vkfx::lastError();
+    vkfx::BlurInfo i = good();
+    i.destination = &two;
+    expectInfoFails(i);
+}
+
+TEST_F(BlurBadInput, SrgbDestinationWithoutMutableFormatIsRejected) {
+    expectTargetFails(VK_ERROR_VALIDATION_FAILED_EXT,
+                      {.image = m_job->destinationImage().handle(), .format = VK_FORMAT_R8G8B8A8_SRGB,
+                       .extent = {40, 30}, .usage = kDestinationUsage});
+}
+
+TEST_F(BlurBadInput, BadTargetDescriptionsAreRejected) {
+    const VkImage image = m_job->destinationImage().handle();
+    expectTargetFails(VK_ERROR_VALIDATION_FAILED_EXT,
+                      {.image = image, .format = VK_FORMAT_R8G8B8A8_UNORM, .extent = {0, 30}, .usage = kDestinationUsage});
+    expectTargetFails(VK_ERROR_VALIDATION_FAILED_EXT,
+                      {.image = image, .format = VK_FORMAT_R8G8B8A8_UNORM, .extent = {40, 30}, .mipLevels = 1,
+                       .usage = kDestinationUsage, .mipLevel = 1});
+    expectTargetFails(VK_ERROR_VALIDATION_FAILED_EXT,
+                      {.image = image, .format = VK_FORMAT_R8G8B8A8_UNORM, .extent = {40, 30},
+                       .usage = kDestinationUsage, .layerCount = 0});
+}
+
+} // namespace
