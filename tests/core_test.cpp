@@ -1,5 +1,6 @@
 // vkfx core: Device::create, error reporting; and self-tests of the test support (the CPU
 // reference and the format codecs), so that a downsample failure never hides a reference bug.
+#include "support/errors.hpp"
 #include "support/formats.hpp"
 #include "support/reference.hpp"
 #include "support/vulkan_context.hpp"
@@ -16,6 +17,7 @@
 namespace {
 
 using vkfx_test::ctx;
+using vkfx_test::isReadableReason;
 
 // ---------------------------------------------------------------------------------------------
 // Device::create
@@ -31,20 +33,6 @@ void logCallback(VkResult result, const char *message, void *userData) {
     ++log->calls;
     log->result = result;
     log->message = message ? message : "";
-}
-
-// A failure reason is one readable line naming the function that failed.
-::testing::AssertionResult isReadableReason(const char *text) {
-    std::string s = text ? text : "";
-    if (s.size() < 12)
-        return ::testing::AssertionFailure() << "reason too short: '" << s << "'";
-    for (char ch : s) {
-        if (ch < 0x20 || ch > 0x7E)
-            return ::testing::AssertionFailure() << "unprintable character in '" << s << "'";
-    }
-    if (s.rfind("vkfx::", 0) != 0)
-        return ::testing::AssertionFailure() << "reason does not name the call: '" << s << "'";
-    return ::testing::AssertionSuccess();
 }
 
 vkfx::DeviceCreateInfo validInfo(CallbackLog *log) {

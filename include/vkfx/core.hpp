@@ -232,6 +232,30 @@ inline VkResult createComputePipeline(const Device& device, const char* what, co
                                       std::size_t bytes, const VkSpecializationInfo* spec,
                                       VkPipelineLayout layout, VkPipeline* pipeline);
 
+// Creates the push-descriptor set layout of `bindings` (set 0) and a pipeline layout with it and
+// `pushBytes` of compute push constants. `what` prefixes the reason reported through
+// device.fail() on failure; the caller destroys what it received either way.
+inline VkResult createPushLayouts(const Device& device, const char* what, const VkDescriptorSetLayoutBinding* bindings,
+                                  std::uint32_t bindingCount, std::uint32_t pushBytes,
+                                  VkDescriptorSetLayout* setLayout, VkPipelineLayout* pipelineLayout);
+
+// Creates a sampler with `filter`, nearest mip selection and clamp-to-edge addressing (the
+// immutable sampler of a kernel's source). `what` as above.
+inline VkResult createClampSampler(const Device& device, const char* what, VkFilter filter, VkSampler* sampler);
+
+// Creates a 2D-array view of one level and `layerCount` layers of `image`, restricted to `usage`
+// (VkImageViewUsageCreateInfo). Reports nothing: the caller names what failed.
+inline VkResult createLevelView(const Device& device, VkImage image, VkFormat format, VkImageAspectFlags aspect,
+                                VkImageUsageFlags usage, std::uint32_t level, std::uint32_t baseLayer,
+                                std::uint32_t layerCount, VkImageView* view);
+
+// Checks that the device can sample `sampled` and store `storage` (optimal tiling), and has the
+// features writing `storage` needs: shaderStorageImageWriteWithoutFormat for formats without a
+// GLSL qualifier (`withoutFormat`), shaderStorageImageExtendedFormats for `extended` ones.
+// FORMAT_NOT_SUPPORTED or FEATURE_NOT_PRESENT with a reason prefixed by `what`.
+inline VkResult checkSampleAndStore(const Device& device, const char* what, VkFormat sampled, VkFormat storage,
+                                    bool withoutFormat, bool extended);
+
 // Creates a buffer of `size` bytes with `usage`, bound at offset 0 to memory of its own, of a type
 // with `required` properties and, where one has them, `preferred` ones (when that allocation is out
 // of memory, any type with `required`). `allocated` receives the allocation's size. `what`
@@ -415,6 +439,81 @@ inline VkResult createComputePipeline(const Device& device, const char* what, co
                                    pipeline);
     f.vkDestroyShaderModule(device.handle(), module, device.allocator());
     if (r != VK_SUCCESS) return device.fail(r, "%s: vkCreateComputePipelines failed (%d)", what, static_cast<int>(r));
+    return VK_SUCCESS;
+}
+
+inline VkResult createPushLayouts(const Device& device, const char* what, const VkDescriptorSetLayoutBinding* bindings,
+                                  std::uint32_t bindingCount, std::uint32_t pushBytes,
+                                  VkDescriptorSetLayout* setLayout, VkPipelineLayout* pipelineLayout)
+{
+    const DeviceFunctions& f = device.fn();
+    VkDescriptorSetLayoutCreateInfo setInfo{};
+    setInfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO;
+    setInfo.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
+    setInfo.bindingCount = bindingCount;
+    setInfo.pBindings = bindings;
+    VkResult r = f.vkCreateDescriptorSetLayout(device.handle(), &setInfo, device.allocator(), setLayout);
+    if (r != VK_SUCCESS) return device.fail(r, "%s: vkCreateDescriptorSetLayout failed (%d)", what, static_cast<int>(r));
+    VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, pushBytes};
+    VkPipelineLayoutCreateInfo layoutInfo{};
+    layoutInfo.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO;
+    layoutInfo.setLayoutCount = 1;
+    layoutInfo.pSetLayouts = setLayout;
+    layoutInfo.pushConstantRangeCount = 1;
+    layoutInfo.pPushConstantRanges = &range;
+    r = f.vkCreatePipelineLayout(device.handle(), &layoutInfo, device.allocator(), pipelineLayout);
+    if (r != VK_SUCCESS) return device.fail(r, "%s: vkCreatePipelineLayout failed (%d)", what, static_cast<int>(r));
+    return VK_SUCCESS;
+}
+
+inline VkResult createClampSampler(const Device& device, const char* what, VkFilter filter, VkSampler* sampler)
+{
+    VkSamplerCreateInfo info{};
+    info.sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO;
+    info.magFilter = info.minFilter = filter;
+    info.mipmapMode = VK_SAMPLER_MIPMAP_MODE_NEAREST;
+    info.addressModeU = info.addressModeV = info.addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
+    VkResult r = device.fn().vkCreateSampler(device.handle(), &info, device.allocator(), sampler);
+    if (r != VK_SUCCESS) return device.fail(r, "%s: vkCreateSampler failed (%d)", what, static_cast<int>(r));
+    return VK_SUCCESS;
+}
+
+inline VkResult createLevelView(const Device& device, VkImage image, VkFormat format, VkImageAspectFlags aspect,
+                                VkImageUsageFlags usage, std::uint32_t level, std::uint32_t baseLayer,
+                                std::uint32_t layerCount, VkImageView* view)
+{
+    VkImageViewUsageCreateInfo usageInfo{};
+    usageInfo.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_USAGE_CREATE_INFO;
+    usageInfo.usage = usage;
+    VkImageViewCreateInfo ci{};
+    ci.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO;
+    ci.pNext = &usageInfo;
+    ci.image = image;
+    ci.viewType = VK_IMAGE_VIEW_TYPE_2D_ARRAY;
+    ci.format = format;
+    ci.subresourceRange = {aspect, level, 1, baseLayer, layerCount};
+    return device.fn().vkCreateImageView(device.handle(), &ci, device.allocator(), view);
+}
+
+inline VkResult checkSampleAndStore(const Device& device, const char* what, VkFormat sampled, VkFormat storage,
+                                    bool withoutFormat, bool extended)
+{
+    if (!(device.optimalFormatFeatures(sampled) & VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT)) {
+        return device.fail(VK_ERROR_FORMAT_NOT_SUPPORTED, "%s: the device cannot sample format %d", what,
+                           static_cast<int>(sampled));
+    }
+    if (!(device.optimalFormatFeatures(storage) & VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT)) {
+        return device.fail(VK_ERROR_FORMAT_NOT_SUPPORTED, "%s: the device cannot write format %d as a storage image",
+                           what, static_cast<int>(storage));
+    }
+    if (withoutFormat && !device.storageWriteWithoutFormat()) {
+        return device.fail(VK_ERROR_FEATURE_NOT_PRESENT, "%s: B8G8R8A8 formats need shaderStorageImageWriteWithoutFormat",
+                           what);
+    }
+    if (extended && !device.storageExtendedFormats()) {
+        return device.fail(VK_ERROR_FEATURE_NOT_PRESENT, "%s: format %d needs shaderStorageImageExtendedFormats", what,
+                           static_cast<int>(storage));
+    }
     return VK_SUCCESS;
 }
 

@@ -117,8 +117,6 @@ void makeWeights(uint axis)
     if (tid <= r) {
         float k = float(tid);
         w = pc.kernel == kFilterBox ? 1.0 : exp(pc.weightScale[axis] * k * k);
-    }
-    if (tid <= r) {
         if (axis == 0u) sWeightX[tid] = w;
         else sWeightY[tid] = w;
     }

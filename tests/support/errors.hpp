@@ -12,8 +12,12 @@ namespace vkfx_test {
 // so that a test can tell that the next failing call wrote its own.
 std::string freshLastError();
 
-// Success when lastError() is non-empty, differs from `before` (from freshLastError()), is
-// printable ASCII and starts with "vkfx::"; the message carries the reason either way.
+// Success when `text` is one readable line naming the function that failed: at least 12
+// printable ASCII characters, starting with "vkfx::".
+::testing::AssertionResult isReadableReason(const char *text);
+
+// Success when lastError() is a readable reason (above) that differs from `before` (from
+// freshLastError()); the message carries the reason either way.
 ::testing::AssertionResult isFreshReason(const std::string &before);
 
 } // namespace vkfx_test

@@ -183,19 +183,9 @@ inline VkResult BlurTarget::create(const Device& device, const BlurTargetCreateI
     BlurTarget t;
     t.m_device = &device;
     t.m_info = info;
-    const DeviceFunctions& f = device.fn();
     auto makeView = [&](VkFormat format, VkImageUsageFlags usage, VkImageView* out) {
-        VkImageViewUsageCreateInfo usageInfo{};
-        usageInfo.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_USAGE_CREATE_INFO;
-        usageInfo.usage = usage;
-        VkImageViewCreateInfo ci{};
-        ci.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO;
-        ci.pNext = &usageInfo;
-        ci.image = info.image;
-        ci.viewType = VK_IMAGE_VIEW_TYPE_2D_ARRAY;
-        ci.format = format;
-        ci.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, info.mipLevel, 1, info.baseArrayLayer, info.layerCount};
-        return f.vkCreateImageView(device.handle(), &ci, device.allocator(), out);
+        return detail::createLevelView(device, info.image, format, VK_IMAGE_ASPECT_COLOR_BIT, usage, info.mipLevel,
+                                       info.baseArrayLayer, info.layerCount, out);
     };
     VkResult r = VK_SUCCESS;
     if (sampled) r = makeView(info.format, VK_IMAGE_USAGE_SAMPLED_BIT, &t.m_sampled);
@@ -250,22 +240,9 @@ inline VkResult Blurrer::create(const Device& device, const BlurrerCreateInfo& i
         return device.fail(VK_ERROR_FORMAT_NOT_SUPPORTED, "%s: format %d is not one vkfx blurs (see vkfx/blur.hpp)",
                            fn, static_cast<int>(info.format));
     }
-    if (!(device.optimalFormatFeatures(info.format) & VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT)) {
-        return device.fail(VK_ERROR_FORMAT_NOT_SUPPORTED, "%s: the device cannot sample format %d", fn,
-                           static_cast<int>(info.format));
-    }
-    if (!(device.optimalFormatFeatures(fmt->storage) & VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT)) {
-        return device.fail(VK_ERROR_FORMAT_NOT_SUPPORTED, "%s: the device cannot write format %d as a storage image",
-                           fn, static_cast<int>(fmt->storage));
-    }
-    if (fmt->writeWithoutFormat && !device.storageWriteWithoutFormat()) {
-        return device.fail(VK_ERROR_FEATURE_NOT_PRESENT, "%s: B8G8R8A8 formats need shaderStorageImageWriteWithoutFormat",
-                           fn);
-    }
-    if (fmt->extendedFormat && !device.storageExtendedFormats()) {
-        return device.fail(VK_ERROR_FEATURE_NOT_PRESENT, "%s: format %d needs shaderStorageImageExtendedFormats", fn,
-                           static_cast<int>(info.format));
-    }
+    VkResult r = detail::checkSampleAndStore(device, fn, info.format, fmt->storage, fmt->writeWithoutFormat,
+                                             fmt->extendedFormat);
+    if (r != VK_SUCCESS) return r;
     // Shared memory: budgets of 16, 24 and 48 KiB (more needs an opt-in on some devices).
     const std::uint32_t sharedBytes = device.properties().limits.maxComputeSharedMemorySize;
     if (sharedBytes < 16u * 1024u) {
@@ -277,40 +254,16 @@ inline VkResult Blurrer::create(const Device& device, const BlurrerCreateInfo& i
     b.m_device = &device;
     b.m_info = info;
     b.m_channels = fmt->channels;
-    const DeviceFunctions& f = device.fn();
-    VkDevice d = device.handle();
-    const VkAllocationCallbacks* a = device.allocator();
 
-    VkSamplerCreateInfo samplerInfo{};
-    samplerInfo.sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO;
-    samplerInfo.magFilter = samplerInfo.minFilter = VK_FILTER_NEAREST;
-    samplerInfo.mipmapMode = VK_SAMPLER_MIPMAP_MODE_NEAREST;
-    samplerInfo.addressModeU = samplerInfo.addressModeV = samplerInfo.addressModeW =
-        VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
-    VkResult r = f.vkCreateSampler(d, &samplerInfo, a, &b.m_sampler);
-    if (r != VK_SUCCESS) return device.fail(r, "%s: vkCreateSampler failed (%d)", fn, static_cast<int>(r));
+    r = detail::createClampSampler(device, fn, VK_FILTER_NEAREST, &b.m_sampler);
+    if (r != VK_SUCCESS) return r;
 
     VkDescriptorSetLayoutBinding bindings[2] = {
         {detail::kBlurBindingSource, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, VK_SHADER_STAGE_COMPUTE_BIT, &b.m_sampler},
         {detail::kBlurBindingDst, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
     };
-    VkDescriptorSetLayoutCreateInfo setInfo{};
-    setInfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO;
-    setInfo.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
-    setInfo.bindingCount = 2;
-    setInfo.pBindings = bindings;
-    r = f.vkCreateDescriptorSetLayout(d, &setInfo, a, &b.m_setLayout);
-    if (r != VK_SUCCESS) return device.fail(r, "%s: vkCreateDescriptorSetLayout failed (%d)", fn, static_cast<int>(r));
-
-    VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(detail::BlurPush)};
-    VkPipelineLayoutCreateInfo layoutInfo{};
-    layoutInfo.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO;
-    layoutInfo.setLayoutCount = 1;
-    layoutInfo.pSetLayouts = &b.m_setLayout;
-    layoutInfo.pushConstantRangeCount = 1;
-    layoutInfo.pPushConstantRanges = &range;
-    r = f.vkCreatePipelineLayout(d, &layoutInfo, a, &b.m_pipelineLayout);
-    if (r != VK_SUCCESS) return device.fail(r, "%s: vkCreatePipelineLayout failed (%d)", fn, static_cast<int>(r));
+    r = detail::createPushLayouts(device, fn, bindings, 2, sizeof(detail::BlurPush), &b.m_setLayout, &b.m_pipelineLayout);
+    if (r != VK_SUCCESS) return r;
 
     const std::uint32_t budgets[kBudgets] = {16u * 1024u, 24u * 1024u, 48u * 1024u};
     for (std::uint32_t i = 0; i < kBudgets; ++i) {

@@ -232,20 +232,10 @@ inline VkResult DownsampleTarget::create(const Device& device, const DownsampleT
     DownsampleTarget t;
     t.m_device = &device;
     t.m_info = info;
-    const DeviceFunctions& f = device.fn();
     auto makeView = [&](VkImage image, VkFormat format, VkImageAspectFlags aspect,
                         VkImageUsageFlags usage, std::uint32_t level, VkImageView* out) {
-        VkImageViewUsageCreateInfo usageInfo{};
-        usageInfo.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_USAGE_CREATE_INFO;
-        usageInfo.usage = usage;
-        VkImageViewCreateInfo ci{};
-        ci.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO;
-        ci.pNext = &usageInfo;
-        ci.image = image;
-        ci.viewType = VK_IMAGE_VIEW_TYPE_2D_ARRAY;
-        ci.format = format;
-        ci.subresourceRange = {aspect, level, 1, info.baseArrayLayer, info.layerCount};
-        return f.vkCreateImageView(device.handle(), &ci, device.allocator(), out);
+        return detail::createLevelView(device, image, format, aspect, usage, level, info.baseArrayLayer,
+                                       info.layerCount, out);
     };
     VkResult r = VK_SUCCESS;
     for (std::uint32_t level = 0; level < info.mipLevels && r == VK_SUCCESS; ++level) {
@@ -354,29 +344,10 @@ inline VkResult Downsampler::create(const Device& device, const DownsamplerCreat
             return device.fail(VK_ERROR_FORMAT_NOT_SUPPORTED,
                                "%s: a depth pyramid must be VK_FORMAT_R32_SFLOAT", fn);
         }
-        if (!(device.optimalFormatFeatures(info.depthFormat) & VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT)) {
-            return device.fail(VK_ERROR_FORMAT_NOT_SUPPORTED,
-                               "%s: the device cannot sample depthFormat %d", fn,
-                               static_cast<int>(info.depthFormat));
-        }
-    } else if (!(device.optimalFormatFeatures(info.format) & VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT)) {
-        return device.fail(VK_ERROR_FORMAT_NOT_SUPPORTED, "%s: the device cannot sample format %d",
-                           fn, static_cast<int>(info.format));
     }
-    if (!(device.optimalFormatFeatures(fmt->storage) & VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT)) {
-        return device.fail(VK_ERROR_FORMAT_NOT_SUPPORTED,
-                           "%s: the device cannot write format %d as a storage image", fn,
-                           static_cast<int>(fmt->storage));
-    }
-    if (fmt->writeWithoutFormat && !device.storageWriteWithoutFormat()) {
-        return device.fail(VK_ERROR_FEATURE_NOT_PRESENT,
-                           "%s: B8G8R8A8 formats need shaderStorageImageWriteWithoutFormat", fn);
-    }
-    if (fmt->extendedFormat && !device.storageExtendedFormats()) {
-        return device.fail(VK_ERROR_FEATURE_NOT_PRESENT,
-                           "%s: format %d needs shaderStorageImageExtendedFormats", fn,
-                           static_cast<int>(info.format));
-    }
+    VkResult r = detail::checkSampleAndStore(device, fn, depth ? info.depthFormat : info.format, fmt->storage,
+                                             fmt->writeWithoutFormat, fmt->extendedFormat);
+    if (r != VK_SUCCESS) return r;
     // At most 2 + 2 * 15 = 32 descriptors: maxPushDescriptors is at least 32 everywhere.
     const bool minmax = info.reduction == Reduction::MinMax;
 
@@ -387,7 +358,6 @@ inline VkResult Downsampler::create(const Device& device, const DownsamplerCreat
     ds.m_srgbEncode = fmt->srgb && info.reduction == Reduction::Average;
     const DeviceFunctions& f = device.fn();
     VkDevice d = device.handle();
-    const VkAllocationCallbacks* a = device.allocator();
 
     // How regular blocks read level 0 (the rule is documented at DownsamplerFlagTexelFetch):
     // one-channel formats and RGBA16F gather each 2x2 footprint, one textureGather per channel
@@ -409,15 +379,9 @@ inline VkResult Downsampler::create(const Device& device, const DownsamplerCreat
             read = detail::kDownsampleReadBilinear;
         }
     }
-    VkSamplerCreateInfo samplerInfo{};
-    samplerInfo.sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO;
-    samplerInfo.magFilter = samplerInfo.minFilter =
-        read == detail::kDownsampleReadBilinear ? VK_FILTER_LINEAR : VK_FILTER_NEAREST;
-    samplerInfo.mipmapMode = VK_SAMPLER_MIPMAP_MODE_NEAREST;
-    samplerInfo.addressModeU = samplerInfo.addressModeV = samplerInfo.addressModeW =
-        VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
-    VkResult r = f.vkCreateSampler(d, &samplerInfo, a, &ds.m_sampler);
-    if (r != VK_SUCCESS) return device.fail(r, "%s: vkCreateSampler failed (%d)", fn, static_cast<int>(r));
+    r = detail::createClampSampler(device, fn, read == detail::kDownsampleReadBilinear ? VK_FILTER_LINEAR : VK_FILTER_NEAREST,
+                                   &ds.m_sampler);
+    if (r != VK_SUCCESS) return r;
 
     VkDescriptorSetLayoutBinding bindings[4] = {
         {detail::kDownsampleBindingSource, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, VK_SHADER_STAGE_COMPUTE_BIT, &ds.m_sampler},
@@ -425,23 +389,9 @@ inline VkResult Downsampler::create(const Device& device, const DownsamplerCreat
         {detail::kDownsampleBindingScratch, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
         {detail::kDownsampleBindingDstMax, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, kMaxOutputLevels, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
     };
-    VkDescriptorSetLayoutCreateInfo setInfo{};
-    setInfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO;
-    setInfo.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
-    setInfo.bindingCount = minmax ? 4 : 3;
-    setInfo.pBindings = bindings;
-    r = f.vkCreateDescriptorSetLayout(d, &setInfo, a, &ds.m_setLayout);
-    if (r != VK_SUCCESS) return device.fail(r, "%s: vkCreateDescriptorSetLayout failed (%d)", fn, static_cast<int>(r));
-
-    VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(detail::DownsamplePush)};
-    VkPipelineLayoutCreateInfo layoutInfo{};
-    layoutInfo.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO;
-    layoutInfo.setLayoutCount = 1;
-    layoutInfo.pSetLayouts = &ds.m_setLayout;
-    layoutInfo.pushConstantRangeCount = 1;
-    layoutInfo.pPushConstantRanges = &range;
-    r = f.vkCreatePipelineLayout(d, &layoutInfo, a, &ds.m_pipelineLayout);
-    if (r != VK_SUCCESS) return device.fail(r, "%s: vkCreatePipelineLayout failed (%d)", fn, static_cast<int>(r));
+    r = detail::createPushLayouts(device, fn, bindings, minmax ? 4 : 3, sizeof(detail::DownsamplePush), &ds.m_setLayout,
+                                  &ds.m_pipelineLayout);
+    if (r != VK_SUCCESS) return r;
 
     struct Spec {
         std::uint32_t reduction;

@@ -206,31 +206,14 @@ inline VkResult Sorter::create(const Device& device, const SorterCreateInfo& inf
     s.m_device = &device;
     s.m_info = info;
     s.m_path = path;
-    const DeviceFunctions& f = device.fn();
-    VkDevice d = device.handle();
-    const VkAllocationCallbacks* a = device.allocator();
 
     VkDescriptorSetLayoutBinding bindings[detail::kSortBindings];
     for (std::uint32_t i = 0; i < detail::kSortBindings; ++i) {
         bindings[i] = {i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
     }
-    VkDescriptorSetLayoutCreateInfo setInfo{};
-    setInfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO;
-    setInfo.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
-    setInfo.bindingCount = detail::kSortBindings;
-    setInfo.pBindings = bindings;
-    VkResult r = f.vkCreateDescriptorSetLayout(d, &setInfo, a, &s.m_setLayout);
-    if (r != VK_SUCCESS) return device.fail(r, "%s: vkCreateDescriptorSetLayout failed (%d)", fn, static_cast<int>(r));
-
-    VkPushConstantRange pushRange{VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(detail::SortPush)};
-    VkPipelineLayoutCreateInfo layoutInfo{};
-    layoutInfo.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO;
-    layoutInfo.setLayoutCount = 1;
-    layoutInfo.pSetLayouts = &s.m_setLayout;
-    layoutInfo.pushConstantRangeCount = 1;
-    layoutInfo.pPushConstantRanges = &pushRange;
-    r = f.vkCreatePipelineLayout(d, &layoutInfo, a, &s.m_pipelineLayout);
-    if (r != VK_SUCCESS) return device.fail(r, "%s: vkCreatePipelineLayout failed (%d)", fn, static_cast<int>(r));
+    VkResult r = detail::createPushLayouts(device, fn, bindings, detail::kSortBindings, sizeof(detail::SortPush),
+                                           &s.m_setLayout, &s.m_pipelineLayout);
+    if (r != VK_SUCCESS) return r;
 
     struct Spec {
         std::uint32_t key;
