@@ -99,7 +99,7 @@ constexpr std::uint32_t kCopyGroupSize = 256; // local_size_x of copy.comp
 constexpr std::uint32_t kCopyUnroll = 4;      // kUnroll of copy.comp
 constexpr std::uint32_t kTile = 8;            // local size of chain.comp and fill.comp
 constexpr std::uint32_t kBlur2Tile = 16;      // local size of blur2.comp
-constexpr std::uint32_t kBlur2MaxRadius = 128; // kMaxRadius of blur2.comp
+constexpr std::uint32_t kBlur2MaxRadius = 1024; // kMaxRadius of blur2.comp
 // fma.comp: local_size_x, and FMAs per invocation per iteration (kUnroll * kChains * 4).
 constexpr std::uint32_t kFmaGroupSize = 256;
 constexpr std::uint32_t kFmaPerIteration = 8 * 4 * 4;
@@ -366,6 +366,7 @@ struct BlurCase {
     std::uint32_t width, height;
     std::uint32_t radius;
     bool quick;
+    vkfx::BlurMethod method = vkfx::BlurMethod::Direct;
     std::uint32_t layers = 1;
     float sigma() const { return static_cast<float>(radius) / 3.0f; }
 };
@@ -374,14 +375,17 @@ struct BlurCase {
 std::vector<BlurCase> allBlurCases(bool quick) {
     std::vector<BlurCase> cases;
     auto add = [&](const Format &f, const char *label, std::uint32_t w, std::uint32_t h,
-                   std::uint32_t r) {
+                   std::uint32_t r, bool decimated = false) {
         const std::string name = std::string("blur ") + label + " " + std::to_string(w) + "x" +
-                                 std::to_string(h) + " r" + std::to_string(r);
-        cases.push_back({name, f, 4, w, h, r, quick});
+                                 std::to_string(h) + " r" + std::to_string(r) +
+                                 (decimated ? " decimated" : "");
+        cases.push_back({name, f, 4, w, h, r, quick,
+                         decimated ? vkfx::BlurMethod::Decimated : vkfx::BlurMethod::Direct});
     };
     if (quick) {
         for (std::uint32_t r : {1u, 8u})
             add(kRgba8, "rgba8", 256, 256, r);
+        add(kRgba8, "rgba8", 256, 256, 64, true);
         return cases;
     }
     const std::pair<Format, const char *> formats[] = {{kRgba8, "rgba8"}, {kRgba16f, "rgba16f"}};
@@ -390,6 +394,8 @@ std::vector<BlurCase> allBlurCases(bool quick) {
         for (const VkExtent2D &size : sizes) {
             for (std::uint32_t r = 1; r <= 64; r *= 2)
                 add(format, label, size.width, size.height, r);
+            for (std::uint32_t r : {24u, 32u, 64u, 192u, 600u})
+                add(format, label, size.width, size.height, r, true);
         }
     }
     return cases;
@@ -1230,21 +1236,30 @@ Timing Runner::measureBlurVkfx(const BlurCase &c, const TestImage &src, const Te
     }
     if (r != VK_SUCCESS)
         return vkfxFailure(r);
+    vkfx::BlurInfo info{.source = &source,
+                        .destination = &destination,
+                        .filter = vkfx::BlurFilter::Gaussian,
+                        .sigmaX = c.sigma(),
+                        .sigmaY = c.sigma(),
+                        .radiusX = c.radius,
+                        .radiusY = c.radius,
+                        .border = vkfx::BlurBorder::ClampToEdge,
+                        .sourceLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+                        .method = c.method};
+    Buffer scratch;
+    const vkfx::ScratchRequirements req = blur->scratchRequirements(info);
+    if (req.size > 0) {
+        r = createBuffer(m_gpu, req.size, req.usage, &scratch);
+        if (r != VK_SUCCESS)
+            return vkfxFailure(r);
+        info.scratchBuffer = scratch.buffer;
+    }
     Method m;
     m.prologue = [&](VkCommandBuffer cmd) { heat(cmd); };
-    m.work = [&](VkCommandBuffer cmd) {
-        return blur->record(cmd, {.source = &source,
-                                  .destination = &destination,
-                                  .filter = vkfx::BlurFilter::Gaussian,
-                                  .sigmaX = c.sigma(),
-                                  .sigmaY = c.sigma(),
-                                  .radiusX = c.radius,
-                                  .radiusY = c.radius,
-                                  .border = vkfx::BlurBorder::ClampToEdge,
-                                  .sourceLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL}) ==
-               VK_SUCCESS;
-    };
-    return measure(m);
+    m.work = [&](VkCommandBuffer cmd) { return blur->record(cmd, info) == VK_SUCCESS; };
+    Timing t = measure(m);
+    destroyBuffer(m_gpu, scratch);
+    return t;
 }
 
 Timing Runner::measureTwoPass(const BlurCase &c, const TestImage &src, const TestImage &mid,
@@ -1293,7 +1308,10 @@ BlurRow Runner::runBlur(const BlurCase &c) {
     row.channels = c.channels;
     const double texels = double(c.width) * double(c.height) * c.layers;
     row.bytes = 2.0 * texels * c.format.bytesPerTexel;
-    row.fmas = 2.0 * (2.0 * c.radius + 1.0) * c.channels * texels;
+    row.decimated = c.method == vkfx::BlurMethod::Decimated;
+    // The Decimated method's roofline is the bandwidth floor alone (its arithmetic does not grow
+    // with r).
+    row.fmas = row.decimated ? 0.0 : 2.0 * (2.0 * c.radius + 1.0) * c.channels * texels;
 
     // The source (noise, SHADER_READ_ONLY_OPTIMAL), the two-pass blur's intermediate and the
     // destination (GENERAL).

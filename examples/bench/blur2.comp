@@ -27,7 +27,7 @@
 #error "define VKFX_BENCH_AXIS as 0 (horizontal) or 1 (vertical)"
 #endif
 
-const uint kMaxRadius = 128u; // vkfx::Blurrer::kMaxRadius; the host checks the radius
+const uint kMaxRadius = 1024u; // vkfx::Blurrer::kMaxDecimatedRadius; the host checks the radius
 
 layout(local_size_x = 16, local_size_y = 16) in;
 
@@ -45,7 +45,7 @@ shared float sInvSum;
 void main()
 {
     const uint tid = gl_LocalInvocationIndex;
-    if (tid <= pc.radius) sWeight[tid] = exp(pc.weightScale * float(tid * tid));
+    for (uint k = tid; k <= pc.radius; k += 256u) sWeight[k] = exp(pc.weightScale * float(k * k));
     barrier();
     if (tid == 0u) {
         float sum = 0.0;

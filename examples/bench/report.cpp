@@ -462,16 +462,17 @@ double speedupOverTwoPass(const BlurRow &row) {
 }
 
 void printBlurTableHeader(std::FILE *out) {
-    const char *const format = "%-20s %-10s %3s %6s | %10s %10s | %10s | %9s | %9s %9s %9s | %7s\n";
-    std::fprintf(out, format, "format", "size", "r", "sigma", "vkfx med", "vkfx min", "2-pass med",
+    const char *const format = "%-20s %-10s %3s %6s %-3s | %10s %10s | %10s | %9s | %9s %9s %9s | %7s\n";
+    std::fprintf(out, format, "format", "size", "r", "sigma", "m", "vkfx med", "vkfx min", "2-pass med",
                  "vs 2-pass", "bandwidth", "arith", "roofline", "of roof");
-    std::fprintf(out, format, "", "", "", "", "us", "us", "us", "", "us", "us", "us", "");
+    std::fprintf(out, format, "", "", "", "", "", "us", "us", "us", "", "us", "us", "us", "");
     std::fflush(out);
 }
 
 void printBlurRow(std::FILE *out, const BlurRow &row, const RunInfo &info) {
-    std::fprintf(out, "%-20s %-10s %3u %6.2f | ", row.format.c_str(),
-                 sizeText(row.width, row.height, row.layers).c_str(), row.radius, row.sigma);
+    std::fprintf(out, "%-20s %-10s %3u %6.2f %-3s | ", row.format.c_str(),
+                 sizeText(row.width, row.height, row.layers).c_str(), row.radius, row.sigma,
+                 row.decimated ? "dec" : "dir");
     if (printSkipped(out, row.skipped))
         return;
     std::fprintf(
@@ -488,18 +489,20 @@ void printBlurLegend(std::FILE *out) {
         "vkfx       vkfx::Blurrer::record: Gaussian, radius r both axes, sigma r / 3, clamp to "
         "edge,",
         "           one dispatch (horizontal result kept in shared memory)",
+        "m          dir: BlurMethod::Direct; dec: BlurMethod::Decimated (two dispatches, the",
+        "           blur on a grid sigma / 3 apart, outputs interpolated; roofline = bandwidth)",
         "2-pass     a horizontal compute pass (texelFetch of the 2r + 1 taps) into an",
         "           intermediate image of the format, an image barrier, the vertical pass",
         "vs 2-pass  2-pass median / vkfx median",
         "bandwidth  the source read once + the destination written once, at the copy ceiling",
-        "arith      2 (2r + 1) FMAs per channel per texel, at the measured FMA rate",
+        "arith      2 (2r + 1) FMAs per channel per texel, at the measured FMA rate (dir only)",
         "roofline   the larger of bandwidth and arith; of roof: roofline / vkfx median",
     };
     printLines(out, lines);
 }
 
 bool writeBlurCsv(const std::string &path, const RunInfo &info, const std::vector<BlurRow> &rows) {
-    std::FILE *f = openCsv(path, "fma_gfma_per_s,format,width,height,layers,radius,sigma,channels,"
+    std::FILE *f = openCsv(path, "fma_gfma_per_s,format,width,height,layers,radius,sigma,method,channels,"
                                  "mb_moved,gfma,vkfx_median_us,vkfx_min_us,two_pass_median_us,"
                                  "two_pass_min_us,speedup_over_two_pass,bandwidth_us,arithmetic_us,"
                                  "roofline_us,fraction_of_roofline,note");
@@ -511,9 +514,10 @@ bool writeBlurCsv(const std::string &path, const RunInfo &info, const std::vecto
             return run && v > 0 ? number(v, decimals) : std::string();
         };
         std::fprintf(
-            f, "%s,%.1f,%s,%u,%u,%u,%u,%.4f,%u,%.3f,%.4f,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n",
+            f, "%s,%.1f,%s,%u,%u,%u,%u,%.4f,%s,%u,%.3f,%.4f,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n",
             csvRunValues(info).c_str(), info.fmaGPerS, csvField(r.format).c_str(), r.width,
-            r.height, r.layers, r.radius, r.sigma, r.channels, r.bytes / 1e6, r.fmas / 1e9,
+            r.height, r.layers, r.radius, r.sigma, r.decimated ? "decimated" : "direct",
+            r.channels, r.bytes / 1e6, r.fmas / 1e9,
             csvTime(r.vkfx, false).c_str(), csvTime(r.vkfx, true).c_str(),
             csvTime(r.twoPass, false).c_str(), csvTime(r.twoPass, true).c_str(),
             derived(speedupOverTwoPass(r), 3).c_str(), derived(blurBandwidthUs(r, info), 3).c_str(),
@@ -535,9 +539,11 @@ bool writeBlurJson(const std::string &path, const RunInfo &info, const std::vect
         std::fprintf(
             f,
             "%s\n    {\"name\": %s, \"format\": %s, \"width\": %u, \"height\": %u, \"layers\": %u, "
-            "\"radius\": %u, \"sigma\": %.6g, \"channels\": %u, \"bytes\": %.0f, \"fmas\": %.0f,",
+            "\"radius\": %u, \"sigma\": %.6g, \"method\": \"%s\", \"channels\": %u, \"bytes\": %.0f, "
+            "\"fmas\": %.0f,",
             i ? "," : "", jsonString(r.name).c_str(), jsonString(r.format).c_str(), r.width,
-            r.height, r.layers, r.radius, r.sigma, r.channels, r.bytes, r.fmas);
+            r.height, r.layers, r.radius, r.sigma, r.decimated ? "decimated" : "direct", r.channels,
+            r.bytes, r.fmas);
         if (!r.skipped.empty()) {
             std::fprintf(f, " \"skipped\": %s}", jsonString(r.skipped).c_str());
             continue;

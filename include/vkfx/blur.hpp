@@ -33,7 +33,10 @@
 // so each source texel is read about once and the horizontal result never goes to memory. The
 // strip width and the rows per step follow from the radii and the device's shared memory.
 // Cost: one read of the region (plus halos) and one write; 2 (2r + 1) multiply-adds per channel
-// per texel at radius r.
+// per texel at radius r. Gaussians of a radius above kMaxRadius take the Decimated method
+// (BlurMethod): the blur computed exactly on a grid of points floor(sigma / 3) apart, outputs
+// interpolated from the 4x4 grid points around them, about 2 x 18 multiply-adds per channel per
+// texel at any sigma, two dispatches through a caller's scratch buffer.
 //
 // Formats (source and destination alike): R8G8B8A8_UNORM, R8G8B8A8_SRGB, B8G8R8A8_UNORM,
 // B8G8R8A8_SRGB, R16G16B16A16_SFLOAT, R32_SFLOAT, R32G32B32A32_SFLOAT, R8_UNORM. sRGB formats
@@ -45,6 +48,7 @@
 
 #include <vkfx/core.hpp>
 #include <vkfx/spirv/blur.hpp>
+#include <vkfx/spirv/blur_grid.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -55,6 +59,20 @@ namespace vkfx {
 enum class BlurFilter : std::uint32_t {
     Gaussian = 0,
     Box = 1,
+};
+
+// How a record computes the blur (BlurInfo::method).
+enum class BlurMethod : std::uint32_t {
+    // Direct up to Blurrer::kMaxRadius, Decimated above (a Gaussian; it needs a scratch buffer).
+    Auto = 0,
+    // Every output from its (2 rx + 1)(2 ry + 1) taps, in one dispatch (radius up to kMaxRadius).
+    Direct = 1,
+    // Gaussian only: the blur computed exactly on a grid of points about sigma / 3 apart and each
+    // output interpolated from the 4x4 grid points around it (cubic Lagrange), in two dispatches
+    // through a scratch buffer. Cost per texel flat in sigma (radius up to kMaxDecimatedRadius).
+    // Error against the exact blur: at most kDecimatedError times the difference between the
+    // largest and smallest source value of a channel, besides the format's rounding.
+    Decimated = 2,
 };
 
 enum class BlurBorder : std::uint32_t {
@@ -151,12 +169,26 @@ struct BlurInfo {
     // Layout of the source: SHADER_READ_ONLY_OPTIMAL, READ_ONLY_OPTIMAL or GENERAL. The
     // destination is written in GENERAL.
     VkImageLayout sourceLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+    BlurMethod method = BlurMethod::Auto;
+    // Scratch of the Decimated method: a buffer with STORAGE_BUFFER usage, at least
+    // scratchRequirements(info).size bytes from scratchOffset (a multiple of its alignment).
+    // Ignored by the Direct method.
+    VkBuffer scratchBuffer = VK_NULL_HANDLE;
+    VkDeviceSize scratchOffset = 0;
+    VkDeviceSize scratchSize = VK_WHOLE_SIZE;
 };
 
 class Blurrer {
 public:
-    // The largest radius one dispatch takes.
+    // The largest radius of the Direct method (one dispatch).
     static constexpr std::uint32_t kMaxRadius = 128;
+    // The largest radius of the Decimated method (a Gaussian's sigma up to about 341).
+    static constexpr std::uint32_t kMaxDecimatedRadius = 1024;
+    // Bound of the Decimated method's error, relative to the range of a channel's source values
+    // in the region (0.003 of 255 is 0.77 of an 8-bit code), for radii of at least ceil(3 sigma)
+    // (the default); an axis with a shorter radius is not decimated (exact, but its cost grows
+    // with the radius).
+    static constexpr double kDecimatedError = 0.003;
 
     // Creates the pipeline for one format. Errors: VK_ERROR_FORMAT_NOT_SUPPORTED (format not in
     // the list above, or the device cannot sample / store it), VK_ERROR_FEATURE_NOT_PRESENT
@@ -183,25 +215,37 @@ public:
     void destroy();
     bool valid() const { return m_device != nullptr; }
 
+    // The scratch buffer record(info) needs: size 0 when it takes the Direct method, or when info
+    // is invalid (the reason in lastError(), as record() would give it). The size grows with the region and layers and shrinks
+    // as sigma grows: about 16 bytes (4 channels; 4 for 1) per texel of the region divided by
+    // max(1, floor(sigmaX / 3)).
+    ScratchRequirements scratchRequirements(const BlurInfo& info) const;
+
     // Records the blur described by `info` for every layer of the targets.
     //
     // Appends to `cmd` (a compute-capable command buffer in the recording state):
     // vkCmdBindPipeline, vkCmdPushDescriptorSetKHR (set 0), vkCmdPushConstants and one
-    // vkCmdDispatch; no barriers. It disturbs the compute pipeline binding, push descriptor set 0
-    // and push constants. Synchronization before and after is the caller's: the source must be
-    // visible to COMPUTE_SHADER / SHADER_SAMPLED_READ, the destination is written by
+    // vkCmdDispatch (Direct), or two dispatches with a COMPUTE -> COMPUTE barrier on the scratch
+    // range before each (Decimated: the first so that records sharing scratch follow each
+    // other); no barrier on the images. It disturbs the compute pipeline binding, push descriptor
+    // set 0 and push constants. Synchronization before and after is the caller's: the source must
+    // be visible to COMPUTE_SHADER / SHADER_SAMPLED_READ, the destination is written by
     // COMPUTE_SHADER / SHADER_STORAGE_WRITE in VK_IMAGE_LAYOUT_GENERAL (texels outside the region
     // are not touched).
     // Errors (nothing recorded, reason in lastError()): VK_ERROR_VALIDATION_FAILED_EXT for a null
     // cmd or target, targets of another format, device or layer count, a source without SAMPLED
     // or a destination without STORAGE usage, a region outside either level or empty, sigma not
-    // finite and > 0, a radius above kMaxRadius, source and destination that overlap (the same
-    // image, level and a common layer), an unsupported source layout.
+    // finite and > 0, a radius above kMaxRadius (Direct) or kMaxDecimatedRadius (Decimated),
+    // source and destination that overlap (the same image, level and a common layer), an
+    // unsupported source layout, an unknown method, Decimated for a box, Decimated without
+    // scratch or with scratch too small or misaligned.
     // Cost: see the top of this file; measured speeds: README, "Performance".
     VkResult record(VkCommandBuffer cmd, const BlurInfo& info) const;
 
 private:
+    struct Plan;
     void swap(Blurrer& other) noexcept;
+    VkResult plan(const BlurInfo& info, const char* fn, Plan* out) const;
 
     // One pipeline per shared-memory budget (16, 24, 48 KiB where the device has them): small
     // radii run fastest with little shared memory per workgroup, large ones need more.
@@ -215,6 +259,12 @@ private:
     VkPipelineLayout m_pipelineLayout = VK_NULL_HANDLE;
     VkPipeline m_pipelines[kBudgets] = {};
     VkSampler m_sampler = VK_NULL_HANDLE;
+    // The Decimated method: its own layouts (a scratch binding), the grid and interpolation passes.
+    std::uint32_t m_gridWords = 0; // shared-memory words of the grid pipelines
+    VkDescriptorSetLayout m_gridSetLayout = VK_NULL_HANDLE;
+    VkPipelineLayout m_gridPipelineLayout = VK_NULL_HANDLE;
+    VkPipeline m_grid = VK_NULL_HANDLE;
+    VkPipeline m_interpolate = VK_NULL_HANDLE;
 };
 
 } // namespace vkfx

@@ -30,12 +30,18 @@ class LevelChecker {
     void check(std::uint32_t level, std::uint32_t layer, const Plane &expected,
                const std::vector<std::uint8_t> &gpu);
 
+    // Average only: also accept a value within `slack[c]` (in the value's units, per channel) of
+    // the reference, up to the usual bound (for approximations with a documented error).
+    void setSlack(const std::vector<double> &slack) { m_slack = slack; }
+
     bool passed() const { return m_failures == 0 && m_problems.empty(); }
     std::uint64_t failures() const { return m_failures; }
     std::uint64_t checked() const { return m_checked; }
     // Largest error seen (Average: in units of formats.hpp's errorInUlps; Exact: the same measure
     // of the mismatching codes, 0 when all match).
     double maxError() const { return m_maxError; }
+    // Average with slack: the largest error against the reference itself (the slack not used).
+    double maxErrorWithoutSlack() const { return m_maxRawError; }
     // The first mismatches (level, layer, x, y, channel, got, expected) and the totals.
     std::string report(std::size_t shown = 8) const;
 
@@ -48,9 +54,11 @@ class LevelChecker {
     };
     const FormatInfo &m_format;
     Tolerance m_tolerance;
+    std::vector<double> m_slack;
     std::uint64_t m_checked = 0;
     std::uint64_t m_failures = 0;
     double m_maxError = 0.0;
+    double m_maxRawError = 0.0;
     std::vector<Mismatch> m_first;
     std::vector<std::string> m_problems;
 };

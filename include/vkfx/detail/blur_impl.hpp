@@ -18,9 +18,15 @@ struct BlurFormat {
     bool extendedFormat;     // the qualifier needs StorageImageExtendedFormats
     const std::uint32_t* code;
     std::size_t bytes;
+    const std::uint32_t* gridCode; // the Decimated method's two passes
+    std::size_t gridBytes;
+    const std::uint32_t* interpolateCode;
+    std::size_t interpolateBytes;
 };
 
-#define VKFX_BLUR_BLOB(v) spirv::blur_##v, sizeof(spirv::blur_##v)
+#define VKFX_BLUR_BLOB(v)                                                                          \
+    spirv::blur_##v, sizeof(spirv::blur_##v), spirv::blur_grid_##v##_grid, sizeof(spirv::blur_grid_##v##_grid), \
+        spirv::blur_grid_##v##_interpolate, sizeof(spirv::blur_grid_##v##_interpolate)
 
 inline const BlurFormat* findBlurFormat(VkFormat format)
 {
@@ -62,7 +68,89 @@ struct BlurPush {
 enum : std::uint32_t {
     kBlurBindingSource = 0,
     kBlurBindingDst = 1,
+    kBlurBindingScratch = 2, // the Decimated method only
 };
+
+// Push constants of shaders/blur/blur_grid.comp (both passes).
+struct BlurGridPush {
+    float borderColor[4];
+    std::int32_t srcOffset[2];
+    std::int32_t dstOffset[2];
+    std::uint32_t extent[2];
+    std::uint32_t radius[2];
+    float weightScale[2];
+    float weightNorm[2];
+    std::uint32_t grid[2];
+    std::uint32_t border;
+    std::uint32_t gridCols;
+    std::int32_t firstRow;
+    std::uint32_t tiles;
+    std::uint32_t partRows;
+    std::uint32_t outRows;
+    std::uint32_t chunk;
+};
+
+// Shared memory blur_grid.comp declares besides its word array: the horizontal weight table.
+constexpr std::uint32_t kBlurGridSharedFixedBytes = (2 * Blurrer::kMaxDecimatedRadius + 1) * 4;
+// The Decimated method's pipelines need this much shared memory (the 32 x 33 fp32 h tile).
+constexpr std::uint32_t kBlurGridMinSharedBytes = 32u * 1024u;
+
+// sum over i = -r..r of exp(-i^2 / (2 sigma^2)), in double.
+inline double gaussianSum(float sigma, std::uint32_t radius)
+{
+    const double s = static_cast<double>(sigma);
+    double sum = 0.0;
+    for (std::uint32_t i = radius; i >= 1; --i) sum += 2.0 * std::exp(-double(i) * double(i) / (2.0 * s * s));
+    return sum + 1.0;
+}
+
+// How the Decimated method covers a region (see blur_grid.comp).
+struct BlurGridLayout {
+    std::uint32_t step[2] = {1, 1}; // grid spacing kx, ky: max(1, floor(sigma / 3)), or 1
+    std::uint32_t gridCols = 0;     // grid columns -1 .. floor((width - 1) / kx) + 2
+    std::int32_t firstRow = 0;      // first row of the extended region: -(ry + ky)
+    std::uint32_t tiles = 0;        // 32-row tiles of the extended region
+    std::uint32_t partRows = 0;     // grid rows a tile reaches: floor((31 + 2 ry) / ky) + 1
+    std::uint32_t outRows = 0;      // output rows per interpolation workgroup
+    std::uint32_t chunk = 0;        // source columns staged per round
+    std::uint32_t gridGroupsX = 0;
+    std::uint32_t outGroupsY = 0;
+    VkDeviceSize scratchBytes = 0;  // the partials: layers x tiles x partRows x gridCols values
+};
+
+inline BlurGridLayout blurGridLayout(VkExtent2D extent, std::uint32_t layers, std::uint32_t rx, std::uint32_t ry,
+                                     float sigmaX, float sigmaY, std::uint32_t channels, VkFormat format,
+                                     std::uint32_t sharedWords)
+{
+    BlurGridLayout g;
+    // Spacing sigma / 3 keeps the interpolation within kDecimatedError of the exact blur when
+    // the radius is at least ceil(3 sigma); a shorter radius truncates the Gaussian where it is
+    // still large, the blurred image is not smooth enough to interpolate, and that axis is not
+    // decimated.
+    const float sigma[2] = {sigmaX, sigmaY};
+    const std::uint32_t radius[2] = {rx, ry};
+    for (int a = 0; a < 2; ++a) {
+        if (double(radius[a]) >= std::ceil(3.0 * double(sigma[a])))
+            g.step[a] = std::max(1u, static_cast<std::uint32_t>(std::floor(sigma[a] / 3.0f)));
+    }
+    const std::uint32_t kx = g.step[0], ky = g.step[1];
+    g.gridCols = (extent.width - 1) / kx + 4;
+    g.firstRow = -static_cast<std::int32_t>(ry + ky);
+    const std::int64_t lastRow = std::int64_t((extent.height - 1) / ky + 2) * ky + ry;
+    g.tiles = static_cast<std::uint32_t>((lastRow - g.firstRow + 1 + 31) / 32);
+    g.partRows = (31 + 2 * ry) / ky + 1;
+    const std::uint32_t vecWords = channels == 1 ? 1 : 4;
+    const bool packed = channels == 4 && format != VK_FORMAT_R32G32B32A32_SFLOAT;
+    const std::uint32_t slotWords = packed ? 2 : vecWords;
+    g.chunk = std::min(256u, sharedWords / (32 * slotWords) - 1) & ~1u;
+    for (g.outRows = 64; g.outRows > 4; g.outRows /= 2) {
+        if ((63 / kx + 5) * ((g.outRows - 1) / ky + 5) * vecWords <= sharedWords) break;
+    }
+    g.gridGroupsX = (g.gridCols + 31) / 32;
+    g.outGroupsY = (extent.height + g.outRows - 1) / g.outRows;
+    g.scratchBytes = VkDeviceSize{layers} * g.tiles * g.partRows * g.gridCols * vecWords * 4;
+    return g;
+}
 
 constexpr std::uint32_t kBlurGroupSize = 256;
 // Outputs per invocation and pass (kOutputs in blur.comp): strips and steps are multiples of it.
@@ -208,6 +296,11 @@ inline void Blurrer::swap(Blurrer& other) noexcept
     std::swap(m_pipelineLayout, other.m_pipelineLayout);
     std::swap(m_pipelines, other.m_pipelines);
     std::swap(m_sampler, other.m_sampler);
+    std::swap(m_gridWords, other.m_gridWords);
+    std::swap(m_gridSetLayout, other.m_gridSetLayout);
+    std::swap(m_gridPipelineLayout, other.m_gridPipelineLayout);
+    std::swap(m_grid, other.m_grid);
+    std::swap(m_interpolate, other.m_interpolate);
 }
 
 inline void Blurrer::destroy()
@@ -220,9 +313,17 @@ inline void Blurrer::destroy()
         if (p) f.vkDestroyPipeline(d, p, a);
         p = VK_NULL_HANDLE;
     }
+    for (VkPipeline* p : {&m_grid, &m_interpolate}) {
+        if (*p) f.vkDestroyPipeline(d, *p, a);
+        *p = VK_NULL_HANDLE;
+    }
+    if (m_gridPipelineLayout) f.vkDestroyPipelineLayout(d, m_gridPipelineLayout, a);
+    if (m_gridSetLayout) f.vkDestroyDescriptorSetLayout(d, m_gridSetLayout, a);
     if (m_pipelineLayout) f.vkDestroyPipelineLayout(d, m_pipelineLayout, a);
     if (m_setLayout) f.vkDestroyDescriptorSetLayout(d, m_setLayout, a);
     if (m_sampler) f.vkDestroySampler(d, m_sampler, a);
+    m_gridPipelineLayout = VK_NULL_HANDLE;
+    m_gridSetLayout = VK_NULL_HANDLE;
     m_pipelineLayout = VK_NULL_HANDLE;
     m_setLayout = VK_NULL_HANDLE;
     m_sampler = VK_NULL_HANDLE;
@@ -281,16 +382,56 @@ inline VkResult Blurrer::create(const Device& device, const BlurrerCreateInfo& i
                                           &b.m_pipelines[i]);
         if (r != VK_SUCCESS) return r;
     }
+
+    // The Decimated method (devices with at least 32 KiB of shared memory).
+    if (sharedBytes >= detail::kBlurGridMinSharedBytes) {
+        VkDescriptorSetLayoutBinding gridBindings[3] = {
+            bindings[0], bindings[1],
+            {detail::kBlurBindingScratch, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
+        };
+        r = detail::createPushLayouts(device, fn, gridBindings, 3, sizeof(detail::BlurGridPush), &b.m_gridSetLayout,
+                                      &b.m_gridPipelineLayout);
+        if (r != VK_SUCCESS) return r;
+        b.m_gridWords = (std::min(sharedBytes, 48u * 1024u) - detail::kBlurGridSharedFixedBytes) / 4;
+        struct Spec {
+            VkBool32 srgb;
+            std::uint32_t sharedWords;
+        } spec{fmt->srgb ? VK_TRUE : VK_FALSE, b.m_gridWords};
+        VkSpecializationMapEntry entries[2] = {{0, offsetof(Spec, srgb), sizeof(VkBool32)},
+                                               {1, offsetof(Spec, sharedWords), sizeof(std::uint32_t)}};
+        VkSpecializationInfo specInfo{2, entries, sizeof(Spec), &spec};
+        r = detail::createComputePipeline(device, fn, fmt->gridCode, fmt->gridBytes, &specInfo, b.m_gridPipelineLayout,
+                                          &b.m_grid);
+        if (r != VK_SUCCESS) return r;
+        r = detail::createComputePipeline(device, fn, fmt->interpolateCode, fmt->interpolateBytes, &specInfo,
+                                          b.m_gridPipelineLayout, &b.m_interpolate);
+        if (r != VK_SUCCESS) return r;
+    }
     *blurrer = std::move(b);
     return VK_SUCCESS;
 }
 
-inline VkResult Blurrer::record(VkCommandBuffer cmd, const BlurInfo& info) const
+// Everything record() derives from a BlurInfo before recording.
+struct Blurrer::Plan {
+    const BlurTarget* source = nullptr;
+    const BlurTarget* destination = nullptr;
+    VkExtent2D extent{};
+    std::uint32_t layers = 0;
+    std::uint32_t radius[2] = {};
+    float scale[2] = {};
+    bool decimated = false;
+    // Direct
+    detail::BlurLayout layout;
+    VkPipeline pipeline = VK_NULL_HANDLE;
+    // Decimated
+    detail::BlurGridLayout grid;
+    float norm[2] = {};
+};
+
+inline VkResult Blurrer::plan(const BlurInfo& info, const char* fn, Plan* out) const
 {
-    const char* fn = "vkfx::Blurrer::record";
     if (!m_device) return detail::fail(nullptr, nullptr, VK_ERROR_VALIDATION_FAILED_EXT, "%s: the Blurrer is not created", fn);
     const Device& dev = *m_device;
-    if (!cmd) return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: cmd is VK_NULL_HANDLE", fn);
     const BlurTarget* s = info.source;
     const BlurTarget* t = info.destination;
     if (!s || !s->valid()) return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: source is null or destroyed", fn);
@@ -342,30 +483,29 @@ inline VkResult Blurrer::record(VkCommandBuffer cmd, const BlurInfo& info) const
                         fn, extent.width, extent.height, info.destinationOffset.x, info.destinationOffset.y,
                         te.width, te.height);
     }
-    std::uint32_t radius[2] = {info.radiusX, info.radiusY};
-    float scale[2] = {0.0f, 0.0f};
+    Plan p;
+    p.source = s;
+    p.destination = t;
+    p.extent = extent;
+    p.layers = si.layerCount;
+    p.radius[0] = info.radiusX;
+    p.radius[1] = info.radiusY;
+    const float sigma[2] = {info.sigmaX, info.sigmaY};
     if (info.filter == BlurFilter::Gaussian) {
-        const float sigma[2] = {info.sigmaX, info.sigmaY};
         for (int a = 0; a < 2; ++a) {
             if (!(sigma[a] > 0.0f) || !std::isfinite(sigma[a])) {
                 return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: sigma%c %g must be finite and > 0", fn,
                                 a == 0 ? 'X' : 'Y', static_cast<double>(sigma[a]));
             }
-            if (radius[a] == 0) {
+            if (p.radius[a] == 0) {
                 double r = std::ceil(3.0 * static_cast<double>(sigma[a]));
-                radius[a] = r > kMaxRadius ? kMaxRadius + 1 : std::max(1u, static_cast<std::uint32_t>(r));
+                p.radius[a] = r > kMaxDecimatedRadius ? kMaxDecimatedRadius + 1 : std::max(1u, static_cast<std::uint32_t>(r));
             }
-            scale[a] = static_cast<float>(-1.0 / (2.0 * double(sigma[a]) * double(sigma[a])));
+            p.scale[a] = static_cast<float>(-1.0 / (2.0 * double(sigma[a]) * double(sigma[a])));
         }
     } else if (info.filter != BlurFilter::Box) {
         return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: unknown filter %u", fn,
                         static_cast<std::uint32_t>(info.filter));
-    }
-    for (int a = 0; a < 2; ++a) {
-        if (radius[a] > kMaxRadius) {
-            return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: radius%c above the maximum of %u (a Gaussian's radius "
-                            "is ceil(3 sigma))", fn, a == 0 ? 'X' : 'Y', kMaxRadius);
-        }
     }
     if (static_cast<std::uint32_t>(info.border) > static_cast<std::uint32_t>(BlurBorder::Constant)) {
         return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: unknown border mode %u", fn,
@@ -380,34 +520,121 @@ inline VkResult Blurrer::record(VkCommandBuffer cmd, const BlurInfo& info) const
         return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: sourceLayout %d cannot be sampled here", fn,
                         static_cast<int>(info.sourceLayout));
     }
-    // The smallest shared-memory budget whose shape makes at least kGoodStep outputs per step
-    // (else the shape that makes the most). Measured on an H200 (RGBA8, 3840x2160): radius 1
-    // 111 us with 16 KiB against 212 with 48 KiB; radius 8 and 16 fastest with 24 KiB, 32 with 48.
-    constexpr std::uint32_t kGoodStep = 512;
-    detail::BlurLayout l;
-    VkPipeline pipeline = VK_NULL_HANDLE;
-    for (std::uint32_t i = 0; i < kBudgets && m_pipelines[i]; ++i) {
-        detail::BlurLayout c = detail::blurLayout(extent, si.layerCount, radius[0], radius[1], m_sharedTexels[i]);
-        if (c.strip * c.rows > l.strip * l.rows) {
-            l = c;
-            pipeline = m_pipelines[i];
+    const std::uint32_t maxRadius = std::max(p.radius[0], p.radius[1]);
+    switch (info.method) {
+    case BlurMethod::Auto:
+        p.decimated = info.filter == BlurFilter::Gaussian && maxRadius > kMaxRadius;
+        break;
+    case BlurMethod::Direct:
+        break;
+    case BlurMethod::Decimated:
+        if (info.filter != BlurFilter::Gaussian) {
+            return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: the Decimated method blurs Gaussians only", fn);
         }
-        if (l.strip * l.rows >= kGoodStep) break;
+        p.decimated = true;
+        break;
+    default:
+        return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: unknown method %u", fn,
+                        static_cast<std::uint32_t>(info.method));
     }
-    if (l.strip == 0) {
-        return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: radii %u, %u do not fit the device's shared memory", fn,
-                        radius[0], radius[1]);
+    const std::uint32_t limit = p.decimated ? kMaxDecimatedRadius : kMaxRadius;
+    for (int a = 0; a < 2; ++a) {
+        if (p.radius[a] > limit) {
+            return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: radius%c above the %s method's maximum of %u (a "
+                            "Gaussian's radius is ceil(3 sigma))", fn, a == 0 ? 'X' : 'Y',
+                            p.decimated ? "Decimated" : "Direct", limit);
+        }
     }
     const VkPhysicalDeviceLimits& limits = dev.properties().limits;
-    if (l.groupsX > limits.maxComputeWorkGroupCount[0] || l.groupsY > limits.maxComputeWorkGroupCount[1]) {
+    if (!p.decimated) {
+        // The smallest shared-memory budget whose shape makes at least kGoodStep outputs per step
+        // (else the shape that makes the most). Measured on an H200 (RGBA8, 3840x2160): radius 1
+        // 111 us with 16 KiB against 212 with 48 KiB; radius 8 and 16 fastest with 24 KiB, 32
+        // with 48.
+        constexpr std::uint32_t kGoodStep = 512;
+        for (std::uint32_t i = 0; i < kBudgets && m_pipelines[i]; ++i) {
+            detail::BlurLayout c = detail::blurLayout(extent, p.layers, p.radius[0], p.radius[1], m_sharedTexels[i]);
+            if (c.strip * c.rows > p.layout.strip * p.layout.rows) {
+                p.layout = c;
+                p.pipeline = m_pipelines[i];
+            }
+            if (p.layout.strip * p.layout.rows >= kGoodStep) break;
+        }
+        if (p.layout.strip == 0) {
+            return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: radii %u, %u do not fit the device's shared memory", fn,
+                            p.radius[0], p.radius[1]);
+        }
+        if (p.layout.groupsX > limits.maxComputeWorkGroupCount[0] || p.layout.groupsY > limits.maxComputeWorkGroupCount[1]) {
+            return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: the region needs more workgroups than the device allows",
+                            fn);
+        }
+        *out = p;
+        return VK_SUCCESS;
+    }
+    if (!m_grid) {
+        return dev.fail(VK_ERROR_FEATURE_NOT_PRESENT, "%s: the Decimated method needs 32 KiB of compute shared memory; "
+                        "the device has %u bytes", fn, limits.maxComputeSharedMemorySize);
+    }
+    for (int a = 0; a < 2; ++a) p.norm[a] = static_cast<float>(1.0 / detail::gaussianSum(sigma[a], p.radius[a]));
+    p.grid = detail::blurGridLayout(extent, p.layers, p.radius[0], p.radius[1], sigma[0], sigma[1], m_channels,
+                                    m_info.format, m_gridWords);
+    if (p.grid.scratchBytes > limits.maxStorageBufferRange) {
+        return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: the Decimated method needs %llu bytes of scratch for this "
+                        "region, above the device's maxStorageBufferRange", fn,
+                        static_cast<unsigned long long>(p.grid.scratchBytes));
+    }
+    const std::uint32_t groups[3] = {p.grid.gridGroupsX, p.grid.tiles, (extent.width + 63) / 64};
+    if (groups[0] > limits.maxComputeWorkGroupCount[0] || groups[1] > limits.maxComputeWorkGroupCount[1] ||
+        groups[2] > limits.maxComputeWorkGroupCount[0] || p.grid.outGroupsY > limits.maxComputeWorkGroupCount[1]) {
         return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: the region needs more workgroups than the device allows", fn);
+    }
+    *out = p;
+    return VK_SUCCESS;
+}
+
+inline ScratchRequirements Blurrer::scratchRequirements(const BlurInfo& info) const
+{
+    ScratchRequirements req;
+    if (!m_device) return req;
+    Plan p;
+    if (plan(info, "vkfx::Blurrer::scratchRequirements", &p) != VK_SUCCESS || !p.decimated) return req;
+    req.size = p.grid.scratchBytes;
+    req.alignment = detail::storageBufferAlignment(*m_device);
+    return req;
+}
+
+inline VkResult Blurrer::record(VkCommandBuffer cmd, const BlurInfo& info) const
+{
+    const char* fn = "vkfx::Blurrer::record";
+    if (!m_device) return detail::fail(nullptr, nullptr, VK_ERROR_VALIDATION_FAILED_EXT, "%s: the Blurrer is not created", fn);
+    const Device& dev = *m_device;
+    if (!cmd) return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: cmd is VK_NULL_HANDLE", fn);
+    Plan p;
+    VkResult r = plan(info, fn, &p);
+    if (r != VK_SUCCESS) return r;
+    VkDescriptorBufferInfo scratch{info.scratchBuffer, info.scratchOffset, p.grid.scratchBytes};
+    if (p.decimated) {
+        if (!info.scratchBuffer) {
+            return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: the Decimated method needs scratchBuffer (%llu bytes: "
+                            "scratchRequirements())", fn, static_cast<unsigned long long>(p.grid.scratchBytes));
+        }
+        const VkDeviceSize alignment = detail::storageBufferAlignment(dev);
+        if (info.scratchOffset % alignment != 0) {
+            return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: scratchOffset %llu is not a multiple of %llu", fn,
+                            static_cast<unsigned long long>(info.scratchOffset),
+                            static_cast<unsigned long long>(alignment));
+        }
+        if (info.scratchSize != VK_WHOLE_SIZE && info.scratchSize < p.grid.scratchBytes) {
+            return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: scratchSize %llu is below the %llu bytes this blur "
+                            "needs", fn, static_cast<unsigned long long>(info.scratchSize),
+                            static_cast<unsigned long long>(p.grid.scratchBytes));
+        }
     }
 
     const DeviceFunctions& f = dev.fn();
-    f.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
-    VkDescriptorImageInfo source{VK_NULL_HANDLE, s->m_sampled, info.sourceLayout};
-    VkDescriptorImageInfo dst{VK_NULL_HANDLE, t->m_storage, VK_IMAGE_LAYOUT_GENERAL};
-    VkWriteDescriptorSet writes[2] = {};
+    VkDescriptorImageInfo source{VK_NULL_HANDLE, p.source->m_sampled, info.sourceLayout};
+    VkDescriptorImageInfo dst{VK_NULL_HANDLE, p.destination->m_storage, VK_IMAGE_LAYOUT_GENERAL};
+    VkWriteDescriptorSet writes[3] = {};
     for (VkWriteDescriptorSet& w : writes) {
         w.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
         w.descriptorCount = 1;
@@ -418,28 +645,79 @@ inline VkResult Blurrer::record(VkCommandBuffer cmd, const BlurInfo& info) const
     writes[1].dstBinding = detail::kBlurBindingDst;
     writes[1].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
     writes[1].pImageInfo = &dst;
-    f.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, m_pipelineLayout, 0, 2, writes);
+    writes[2].dstBinding = detail::kBlurBindingScratch;
+    writes[2].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    writes[2].pBufferInfo = &scratch;
 
-    detail::BlurPush push{};
+    if (!p.decimated) {
+        f.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline);
+        f.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, m_pipelineLayout, 0, 2, writes);
+        detail::BlurPush push{};
+        push.srcOffset[0] = info.sourceOffset.x;
+        push.srcOffset[1] = info.sourceOffset.y;
+        push.dstOffset[0] = info.destinationOffset.x;
+        push.dstOffset[1] = info.destinationOffset.y;
+        push.extent[0] = p.extent.width;
+        push.extent[1] = p.extent.height;
+        push.radius[0] = p.radius[0];
+        push.radius[1] = p.radius[1];
+        push.weightScale[0] = p.scale[0];
+        push.weightScale[1] = p.scale[1];
+        push.kernel = static_cast<std::uint32_t>(info.filter);
+        push.border = static_cast<std::uint32_t>(info.border);
+        for (int c = 0; c < 4; ++c) push.borderColor[c] = info.borderColor[c];
+        push.strip = p.layout.strip;
+        push.rows = p.layout.rows;
+        push.segment = p.layout.segment;
+        push.ringRows = p.layout.ringRows;
+        f.vkCmdPushConstants(cmd, m_pipelineLayout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
+        f.vkCmdDispatch(cmd, p.layout.groupsX, p.layout.groupsY, p.layers);
+        return VK_SUCCESS;
+    }
+
+    const detail::BlurGridLayout& g = p.grid;
+    VkBufferMemoryBarrier barrier{};
+    barrier.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER;
+    barrier.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+    barrier.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+    barrier.buffer = info.scratchBuffer;
+    barrier.offset = info.scratchOffset;
+    barrier.size = g.scratchBytes;
+    barrier.srcAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+    barrier.dstAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+    f.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 0,
+                           nullptr, 1, &barrier, 0, nullptr);
+    f.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, m_grid);
+    f.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, m_gridPipelineLayout, 0, 3, writes);
+    detail::BlurGridPush push{};
+    for (int c = 0; c < 4; ++c) push.borderColor[c] = info.borderColor[c];
     push.srcOffset[0] = info.sourceOffset.x;
     push.srcOffset[1] = info.sourceOffset.y;
     push.dstOffset[0] = info.destinationOffset.x;
     push.dstOffset[1] = info.destinationOffset.y;
-    push.extent[0] = extent.width;
-    push.extent[1] = extent.height;
-    push.radius[0] = radius[0];
-    push.radius[1] = radius[1];
-    push.weightScale[0] = scale[0];
-    push.weightScale[1] = scale[1];
-    push.kernel = static_cast<std::uint32_t>(info.filter);
+    push.extent[0] = p.extent.width;
+    push.extent[1] = p.extent.height;
+    for (int a = 0; a < 2; ++a) {
+        push.radius[a] = p.radius[a];
+        push.weightScale[a] = p.scale[a];
+        push.weightNorm[a] = p.norm[a];
+        push.grid[a] = g.step[a];
+    }
     push.border = static_cast<std::uint32_t>(info.border);
-    for (int c = 0; c < 4; ++c) push.borderColor[c] = info.borderColor[c];
-    push.strip = l.strip;
-    push.rows = l.rows;
-    push.segment = l.segment;
-    push.ringRows = l.ringRows;
-    f.vkCmdPushConstants(cmd, m_pipelineLayout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
-    f.vkCmdDispatch(cmd, l.groupsX, l.groupsY, si.layerCount);
+    push.gridCols = g.gridCols;
+    push.firstRow = g.firstRow;
+    push.tiles = g.tiles;
+    push.partRows = g.partRows;
+    push.outRows = g.outRows;
+    push.chunk = g.chunk;
+    f.vkCmdPushConstants(cmd, m_gridPipelineLayout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
+    f.vkCmdDispatch(cmd, g.gridGroupsX, g.tiles, p.layers);
+    barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+    barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT;
+    f.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 0,
+                           nullptr, 1, &barrier, 0, nullptr);
+    f.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, m_interpolate);
+    f.vkCmdDispatch(cmd, (p.extent.width + 63) / 64, g.outGroupsY, p.layers);
     return VK_SUCCESS;
 }
 
