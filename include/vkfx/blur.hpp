@@ -1,5 +1,5 @@
 // vkfx blur: a separable Gaussian or box blur of one image region into another image, in one
-// dispatch.
+// dispatch (two, through a scratch buffer, for Gaussians of a radius above 128).
 //
 //   vkfx::Blurrer blur;        // one per format and device
 //   vkfx::Blurrer::create(dev, {.format = VK_FORMAT_R8G8B8A8_SRGB}, &blur);
@@ -238,7 +238,9 @@ public:
     // finite and > 0, a radius above kMaxRadius (Direct) or kMaxDecimatedRadius (Decimated),
     // source and destination that overlap (the same image, level and a common layer), an
     // unsupported source layout, an unknown method, Decimated for a box, Decimated without
-    // scratch or with scratch too small or misaligned.
+    // scratch or with scratch too small or misaligned, or above maxStorageBufferRange;
+    // VK_ERROR_FEATURE_NOT_PRESENT for Decimated on a device with less than 32 KiB of compute
+    // shared memory.
     // Cost: see the top of this file; measured speeds: README, "Performance".
     VkResult record(VkCommandBuffer cmd, const BlurInfo& info) const;
 
@@ -253,7 +255,6 @@ private:
 
     const Device* m_device = nullptr;
     BlurrerCreateInfo m_info{};
-    std::uint32_t m_channels = 0;
     std::uint32_t m_sharedTexels[kBudgets] = {}; // shared-memory slots of the ring and staged rows
     VkDescriptorSetLayout m_setLayout = VK_NULL_HANDLE;
     VkPipelineLayout m_pipelineLayout = VK_NULL_HANDLE;

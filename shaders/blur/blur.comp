@@ -27,18 +27,14 @@ const uint kMaxRadius = 128u; // the direct path's largest radius
 const uint kOutputs = 4u;     // outputs per invocation and pass (a register window of taps)
 const uint kStageLoads = 4u;  // source texels each invocation has in flight while staging
 
-const uint kBorderClampToEdge = 0u;
-const uint kBorderMirror = 1u;     // reflect-101: dcb|abcd|cba
-const uint kBorderMirrorEdge = 2u; // edge repeated: cba|abcd|dcb
-const uint kBorderWrap = 3u;
-const uint kBorderConstant = 4u;
-
 const uint kFilterGaussian = 0u;
 const uint kFilterBox = 1u;
 
 layout(local_size_x = 256) in;
 
 layout(constant_id = 0) const bool kSrgb = false;
+#include "blur/border.glsl"
+
 // Texel slots of shared memory for the ring and the staged rows (sized by the host from the
 // device's maxComputeSharedMemorySize).
 layout(constant_id = 1) const uint kSharedTexels = 1024u;
@@ -78,35 +74,6 @@ shared float sWeightX[2u * kMaxRadius + 1u]; // taps -r..r
 shared float sWeightY[2u * kMaxRadius + 1u];
 shared float sScratch[2];
 
-// i mod n in 0..n-1 for any sign of i (GLSL's % is undefined for negative operands).
-int floorMod(int i, int n)
-{
-    return i >= 0 ? i % n : n - 1 - (-1 - i) % n;
-}
-
-// Where a tap at coordinate i of an axis of n texels reads (-1: the constant colour).
-int borderIndex(int i, int n)
-{
-    if (i >= 0 && i < n) return i;
-    switch (pc.border) {
-    case kBorderClampToEdge:
-        return clamp(i, 0, n - 1);
-    case kBorderMirror: {
-        if (n == 1) return 0;
-        int m = floorMod(i, 2 * n - 2);
-        return m < n ? m : 2 * n - 2 - m;
-    }
-    case kBorderMirrorEdge: {
-        int m = floorMod(i, 2 * n);
-        return m < n ? m : 2 * n - 1 - m;
-    }
-    case kBorderWrap:
-        return floorMod(i, n);
-    default:
-        return -1;
-    }
-}
-
 // Normalized weights of taps -r..r of one axis: Gaussian exp(-k^2 / (2 sigma^2)) / sum, or
 // 1 / (2r + 1) for a box. Summed by one invocation in a fixed order (smallest first).
 void makeWeights(uint axis)
@@ -145,12 +112,6 @@ VEC constantColor() { return VEC_FROM4(pc.borderColor); }
 VEC fetchSource(int x, int y, uint layer)
 {
     return VEC_FROM4(texelFetch(src, ivec3(pc.srcOffset + ivec2(x, y), int(layer)), 0));
-}
-
-vec4 encode(VEC v)
-{
-    vec4 c = VEC_TO4(v);
-    return kSrgb ? srgbEncodeColor(c) : VKFX_ROUND(c);
 }
 
 // kOutputs consecutive results of a 1D filter of 2r+1 taps (weights w(0..2r)), where output j
@@ -221,8 +182,8 @@ void main()
             [[unroll]] for (uint k = 0u; k < kStageLoads; ++k) {
                 uint i = round + k * kGroupSize + tid;
                 uint r = i / stagedWidth;
-                int sx = borderIndex(x0 - rx + int(i - r * stagedWidth), width);
-                int sy = borderIndex(firstRow + int(r), height);
+                int sx = borderIndex(x0 - rx + int(i - r * stagedWidth), width, pc.border);
+                int sy = borderIndex(firstRow + int(r), height, pc.border);
                 loaded[k] = (i >= stagedCount || sx < 0 || sy < 0) ? constantColor() : fetchSource(sx, sy, layer);
             }
             [[unroll]] for (uint k = 0u; k < kStageLoads; ++k) {

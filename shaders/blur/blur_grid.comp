@@ -29,14 +29,11 @@ const uint kColsPerLane = 4u; // pass 1: grid columns each invocation sums
 const uint kOutCols = 64u;    // pass 2: output columns per workgroup
 const uint kStageLoads = 4u;  // source texels each invocation has in flight while staging
 
-const uint kBorderClampToEdge = 0u;
-const uint kBorderMirror = 1u;
-const uint kBorderMirrorEdge = 2u;
-const uint kBorderWrap = 3u;
-
 layout(local_size_x = 256) in;
 
 layout(constant_id = 0) const bool kSrgb = false;
+#include "blur/border.glsl"
+
 // 32-bit words of shared memory for staged texels, the h tile and the grid (sized by the host).
 layout(constant_id = 1) const uint kSharedWords = 1024u;
 // Largest radius (the horizontal weight table).
@@ -67,39 +64,9 @@ layout(push_constant) uniform Push {
 shared uint sWords[kSharedWords];
 shared float sWeightX[2u * kMaxRadius + 1u];
 
-// i mod n in 0..n-1 for any sign of i (GLSL's % is undefined for negative operands).
-int floorMod(int i, int n)
-{
-    return i >= 0 ? i % n : n - 1 - (-1 - i) % n;
-}
-
 int floorDiv(int i, int n)
 {
     return i >= 0 ? i / n : -1 - (-1 - i) / n;
-}
-
-// Where a tap at coordinate i of an axis of n texels reads (-1: the constant colour). As in
-// blur.comp.
-int borderIndex(int i, int n)
-{
-    if (i >= 0 && i < n) return i;
-    switch (pc.border) {
-    case kBorderClampToEdge:
-        return clamp(i, 0, n - 1);
-    case kBorderMirror: {
-        if (n == 1) return 0;
-        int m = floorMod(i, 2 * n - 2);
-        return m < n ? m : 2 * n - 2 - m;
-    }
-    case kBorderMirrorEdge: {
-        int m = floorMod(i, 2 * n);
-        return m < n ? m : 2 * n - 1 - m;
-    }
-    case kBorderWrap:
-        return floorMod(i, n);
-    default:
-        return -1;
-    }
 }
 
 // VEC values in shared words (fp32).
@@ -141,12 +108,6 @@ VEC loadSlot(uint slot) { return loadVec(slot * kVecWords); }
 #endif
 
 VEC constantColor() { return VEC_FROM4(pc.borderColor); }
-
-vec4 encode(VEC v)
-{
-    vec4 c = VEC_TO4(v);
-    return kSrgb ? srgbEncodeColor(c) : VKFX_ROUND(c);
-}
 
 float weightY(int d)
 {
@@ -208,8 +169,8 @@ void main()
             [[unroll]] for (uint k = 0u; k < kStageLoads; ++k) {
                 uint i = round + k * kGroupSize + tid;
                 uint r = i / chunk;
-                int sx = borderIndex(xc + int(i - r * chunk), width);
-                int sy = borderIndex(e0 + int(r), height);
+                int sx = borderIndex(xc + int(i - r * chunk), width, pc.border);
+                int sy = borderIndex(e0 + int(r), height, pc.border);
                 loaded[k] = (i >= count || sx < 0 || sy < 0)
                     ? constantColor()
                     : VEC_FROM4(texelFetch(src, ivec3(pc.srcOffset + ivec2(sx, sy), int(layer)), 0));

@@ -50,12 +50,13 @@ void LevelChecker::check(std::uint32_t level, std::uint32_t layer, const Plane &
                          got == encodeValue(m_format, c, code * reciprocal);
                     error = ok ? 0.0 : errorInUlps(m_format, c, got, ref);
                 } else {
+                    const double raw = errorInUlps(m_format, c, got, ref);
                     // With slack: the error against the nearest value of [ref - slack, ref + slack].
                     const double s = c < m_slack.size() ? m_slack[c] : 0.0;
-                    const double nearest = std::clamp(decodeCode(m_format, c, got), ref - s, ref + s);
-                    error = errorInUlps(m_format, c, got, s > 0.0 ? nearest : ref);
+                    error = s > 0.0 ? errorInUlps(m_format, c, got,
+                                                  std::clamp(decodeCode(m_format, c, got), ref - s, ref + s))
+                                    : raw;
                     ok = averageErrorAllowed(m_format, c, error);
-                    const double raw = errorInUlps(m_format, c, got, ref);
                     if (!std::isnan(raw))
                         m_maxRawError = std::max(m_maxRawError, raw);
                 }

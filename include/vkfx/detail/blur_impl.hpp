@@ -13,6 +13,7 @@ struct BlurFormat {
     VkFormat storage; // format of the storage view (UNORM for sRGB)
     std::uint32_t channels;
     std::uint32_t slotBytes; // bytes of a texel in shared memory (8-bit formats: packed halves)
+    std::uint32_t gridSlotBytes; // the same in blur_grid.comp's staging (fp16 packed too: exact)
     bool srgb;
     bool writeWithoutFormat; // no GLSL format qualifier
     bool extendedFormat;     // the qualifier needs StorageImageExtendedFormats
@@ -31,16 +32,16 @@ struct BlurFormat {
 inline const BlurFormat* findBlurFormat(VkFormat format)
 {
     static const BlurFormat table[] = {
-        {VK_FORMAT_R8G8B8A8_UNORM, VK_FORMAT_R8G8B8A8_UNORM, 4, 8, false, false, false, VKFX_BLUR_BLOB(rgba8)},
-        {VK_FORMAT_R8G8B8A8_SRGB, VK_FORMAT_R8G8B8A8_UNORM, 4, 8, true, false, false, VKFX_BLUR_BLOB(rgba8)},
-        {VK_FORMAT_B8G8R8A8_UNORM, VK_FORMAT_B8G8R8A8_UNORM, 4, 8, false, true, false, VKFX_BLUR_BLOB(bgra8)},
-        {VK_FORMAT_B8G8R8A8_SRGB, VK_FORMAT_B8G8R8A8_UNORM, 4, 8, true, true, false, VKFX_BLUR_BLOB(bgra8)},
-        {VK_FORMAT_R16G16B16A16_SFLOAT, VK_FORMAT_R16G16B16A16_SFLOAT, 4, 16, false, false, false,
+        {VK_FORMAT_R8G8B8A8_UNORM, VK_FORMAT_R8G8B8A8_UNORM, 4, 8, 8, false, false, false, VKFX_BLUR_BLOB(rgba8)},
+        {VK_FORMAT_R8G8B8A8_SRGB, VK_FORMAT_R8G8B8A8_UNORM, 4, 8, 8, true, false, false, VKFX_BLUR_BLOB(rgba8)},
+        {VK_FORMAT_B8G8R8A8_UNORM, VK_FORMAT_B8G8R8A8_UNORM, 4, 8, 8, false, true, false, VKFX_BLUR_BLOB(bgra8)},
+        {VK_FORMAT_B8G8R8A8_SRGB, VK_FORMAT_B8G8R8A8_UNORM, 4, 8, 8, true, true, false, VKFX_BLUR_BLOB(bgra8)},
+        {VK_FORMAT_R16G16B16A16_SFLOAT, VK_FORMAT_R16G16B16A16_SFLOAT, 4, 16, 8, false, false, false,
          VKFX_BLUR_BLOB(rgba16f)},
-        {VK_FORMAT_R32_SFLOAT, VK_FORMAT_R32_SFLOAT, 1, 4, false, false, false, VKFX_BLUR_BLOB(r32f)},
-        {VK_FORMAT_R32G32B32A32_SFLOAT, VK_FORMAT_R32G32B32A32_SFLOAT, 4, 16, false, false, false,
+        {VK_FORMAT_R32_SFLOAT, VK_FORMAT_R32_SFLOAT, 1, 4, 4, false, false, false, VKFX_BLUR_BLOB(r32f)},
+        {VK_FORMAT_R32G32B32A32_SFLOAT, VK_FORMAT_R32G32B32A32_SFLOAT, 4, 16, 16, false, false, false,
          VKFX_BLUR_BLOB(rgba32f)},
-        {VK_FORMAT_R8_UNORM, VK_FORMAT_R8_UNORM, 1, 4, false, false, true, VKFX_BLUR_BLOB(r8)},
+        {VK_FORMAT_R8_UNORM, VK_FORMAT_R8_UNORM, 1, 4, 4, false, false, true, VKFX_BLUR_BLOB(r8)},
     };
     for (const BlurFormat& f : table) {
         if (f.format == format) return &f;
@@ -94,6 +95,10 @@ struct BlurGridPush {
 constexpr std::uint32_t kBlurGridSharedFixedBytes = (2 * Blurrer::kMaxDecimatedRadius + 1) * 4;
 // The Decimated method's pipelines need this much shared memory (the 32 x 33 fp32 h tile).
 constexpr std::uint32_t kBlurGridMinSharedBytes = 32u * 1024u;
+// blur_grid.comp's kTileRows and kTileCols (pass 1: 32 rows x 32 grid columns per workgroup) and
+// kOutCols (pass 2: 64 output columns per workgroup).
+constexpr std::uint32_t kBlurGridTile = 32;
+constexpr std::uint32_t kBlurGridOutCols = 64;
 
 // sum over i = -r..r of exp(-i^2 / (2 sigma^2)), in double.
 inline double gaussianSum(float sigma, std::uint32_t radius)
@@ -113,14 +118,14 @@ struct BlurGridLayout {
     std::uint32_t partRows = 0;     // grid rows a tile reaches: floor((31 + 2 ry) / ky) + 1
     std::uint32_t outRows = 0;      // output rows per interpolation workgroup
     std::uint32_t chunk = 0;        // source columns staged per round
-    std::uint32_t gridGroupsX = 0;
+    std::uint32_t gridGroupsX = 0;  // pass 1: gridGroupsX x tiles x layers
+    std::uint32_t outGroupsX = 0;   // pass 2: outGroupsX x outGroupsY x layers
     std::uint32_t outGroupsY = 0;
     VkDeviceSize scratchBytes = 0;  // the partials: layers x tiles x partRows x gridCols values
 };
 
 inline BlurGridLayout blurGridLayout(VkExtent2D extent, std::uint32_t layers, std::uint32_t rx, std::uint32_t ry,
-                                     float sigmaX, float sigmaY, std::uint32_t channels, VkFormat format,
-                                     std::uint32_t sharedWords)
+                                     float sigmaX, float sigmaY, const BlurFormat& format, std::uint32_t sharedWords)
 {
     BlurGridLayout g;
     // Spacing sigma / 3 keeps the interpolation within kDecimatedError of the exact blur when
@@ -137,16 +142,18 @@ inline BlurGridLayout blurGridLayout(VkExtent2D extent, std::uint32_t layers, st
     g.gridCols = (extent.width - 1) / kx + 4;
     g.firstRow = -static_cast<std::int32_t>(ry + ky);
     const std::int64_t lastRow = std::int64_t((extent.height - 1) / ky + 2) * ky + ry;
-    g.tiles = static_cast<std::uint32_t>((lastRow - g.firstRow + 1 + 31) / 32);
-    g.partRows = (31 + 2 * ry) / ky + 1;
-    const std::uint32_t vecWords = channels == 1 ? 1 : 4;
-    const bool packed = channels == 4 && format != VK_FORMAT_R32G32B32A32_SFLOAT;
-    const std::uint32_t slotWords = packed ? 2 : vecWords;
-    g.chunk = std::min(256u, sharedWords / (32 * slotWords) - 1) & ~1u;
+    const std::uint32_t t = kBlurGridTile;
+    g.tiles = static_cast<std::uint32_t>((lastRow - g.firstRow + t) / t);
+    g.partRows = (t - 1 + 2 * ry) / ky + 1;
+    const std::uint32_t vecWords = format.channels == 1 ? 1 : 4; // the partials and the grid: fp32
+    const std::uint32_t slotWords = format.gridSlotBytes / 4;
+    g.chunk = std::min(256u, sharedWords / (t * slotWords) - 1) & ~1u;
+    // The grid points a pass-2 tile interpolates from, at most (63 / kx + 5) x ((outRows - 1) / ky + 5).
     for (g.outRows = 64; g.outRows > 4; g.outRows /= 2) {
-        if ((63 / kx + 5) * ((g.outRows - 1) / ky + 5) * vecWords <= sharedWords) break;
+        if (((kBlurGridOutCols - 1) / kx + 5) * ((g.outRows - 1) / ky + 5) * vecWords <= sharedWords) break;
     }
-    g.gridGroupsX = (g.gridCols + 31) / 32;
+    g.gridGroupsX = (g.gridCols + t - 1) / t;
+    g.outGroupsX = (extent.width + kBlurGridOutCols - 1) / kBlurGridOutCols;
     g.outGroupsY = (extent.height + g.outRows - 1) / g.outRows;
     g.scratchBytes = VkDeviceSize{layers} * g.tiles * g.partRows * g.gridCols * vecWords * 4;
     return g;
@@ -290,7 +297,6 @@ inline void Blurrer::swap(Blurrer& other) noexcept
 {
     std::swap(m_device, other.m_device);
     std::swap(m_info, other.m_info);
-    std::swap(m_channels, other.m_channels);
     std::swap(m_sharedTexels, other.m_sharedTexels);
     std::swap(m_setLayout, other.m_setLayout);
     std::swap(m_pipelineLayout, other.m_pipelineLayout);
@@ -354,7 +360,6 @@ inline VkResult Blurrer::create(const Device& device, const BlurrerCreateInfo& i
     Blurrer b;
     b.m_device = &device;
     b.m_info = info;
-    b.m_channels = fmt->channels;
 
     r = detail::createClampSampler(device, fn, VK_FILTER_NEAREST, &b.m_sampler);
     if (r != VK_SUCCESS) return r;
@@ -546,6 +551,10 @@ inline VkResult Blurrer::plan(const BlurInfo& info, const char* fn, Plan* out) c
         }
     }
     const VkPhysicalDeviceLimits& limits = dev.properties().limits;
+    auto fits = [&](std::uint32_t x, std::uint32_t y) {
+        return x <= limits.maxComputeWorkGroupCount[0] && y <= limits.maxComputeWorkGroupCount[1];
+    };
+    bool groupsFit = true;
     if (!p.decimated) {
         // The smallest shared-memory budget whose shape makes at least kGoodStep outputs per step
         // (else the shape that makes the most). Measured on an H200 (RGBA8, 3840x2160): radius 1
@@ -564,28 +573,23 @@ inline VkResult Blurrer::plan(const BlurInfo& info, const char* fn, Plan* out) c
             return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: radii %u, %u do not fit the device's shared memory", fn,
                             p.radius[0], p.radius[1]);
         }
-        if (p.layout.groupsX > limits.maxComputeWorkGroupCount[0] || p.layout.groupsY > limits.maxComputeWorkGroupCount[1]) {
-            return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: the region needs more workgroups than the device allows",
-                            fn);
+        groupsFit = fits(p.layout.groupsX, p.layout.groupsY);
+    } else {
+        if (!m_grid) {
+            return dev.fail(VK_ERROR_FEATURE_NOT_PRESENT, "%s: the Decimated method needs 32 KiB of compute shared "
+                            "memory; the device has %u bytes", fn, limits.maxComputeSharedMemorySize);
         }
-        *out = p;
-        return VK_SUCCESS;
+        for (int a = 0; a < 2; ++a) p.norm[a] = static_cast<float>(1.0 / detail::gaussianSum(sigma[a], p.radius[a]));
+        p.grid = detail::blurGridLayout(extent, p.layers, p.radius[0], p.radius[1], sigma[0], sigma[1],
+                                        *detail::findBlurFormat(m_info.format), m_gridWords);
+        if (p.grid.scratchBytes > limits.maxStorageBufferRange) {
+            return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: the Decimated method needs %llu bytes of scratch for "
+                            "this region, above the device's maxStorageBufferRange", fn,
+                            static_cast<unsigned long long>(p.grid.scratchBytes));
+        }
+        groupsFit = fits(p.grid.gridGroupsX, p.grid.tiles) && fits(p.grid.outGroupsX, p.grid.outGroupsY);
     }
-    if (!m_grid) {
-        return dev.fail(VK_ERROR_FEATURE_NOT_PRESENT, "%s: the Decimated method needs 32 KiB of compute shared memory; "
-                        "the device has %u bytes", fn, limits.maxComputeSharedMemorySize);
-    }
-    for (int a = 0; a < 2; ++a) p.norm[a] = static_cast<float>(1.0 / detail::gaussianSum(sigma[a], p.radius[a]));
-    p.grid = detail::blurGridLayout(extent, p.layers, p.radius[0], p.radius[1], sigma[0], sigma[1], m_channels,
-                                    m_info.format, m_gridWords);
-    if (p.grid.scratchBytes > limits.maxStorageBufferRange) {
-        return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: the Decimated method needs %llu bytes of scratch for this "
-                        "region, above the device's maxStorageBufferRange", fn,
-                        static_cast<unsigned long long>(p.grid.scratchBytes));
-    }
-    const std::uint32_t groups[3] = {p.grid.gridGroupsX, p.grid.tiles, (extent.width + 63) / 64};
-    if (groups[0] > limits.maxComputeWorkGroupCount[0] || groups[1] > limits.maxComputeWorkGroupCount[1] ||
-        groups[2] > limits.maxComputeWorkGroupCount[0] || p.grid.outGroupsY > limits.maxComputeWorkGroupCount[1]) {
+    if (!groupsFit) {
         return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: the region needs more workgroups than the device allows", fn);
     }
     *out = p;
@@ -717,7 +721,7 @@ inline VkResult Blurrer::record(VkCommandBuffer cmd, const BlurInfo& info) const
     f.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 0,
                            nullptr, 1, &barrier, 0, nullptr);
     f.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, m_interpolate);
-    f.vkCmdDispatch(cmd, (p.extent.width + 63) / 64, g.outGroupsY, p.layers);
+    f.vkCmdDispatch(cmd, g.outGroupsX, g.outGroupsY, p.layers);
     return VK_SUCCESS;
 }
 
