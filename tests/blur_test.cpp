@@ -809,6 +809,25 @@ TEST_F(BlurTest, DecimatedShortRadiusIsNotDecimatedOnThatAxis) {
     runCase(c);
 }
 
+TEST_F(BlurTest, DecimatedRadiusOfFloorThreeSigmaIsDecimated) {
+    // sigma 64 / 3 with radius 64: 3 sigma is just above 64 in float; the axis is still decimated
+    // (the scratch shrinks with the grid spacing 7) and stays within the bound.
+    BlurCase c = decimated({97, 61}, 64.0f / 3.0f);
+    c.radiusX = c.radiusY = 64;
+    const vkfx::Blurrer *blur = cachedBlurrer(c.format);
+    ASSERT_NE(blur, nullptr);
+    Job job(c);
+    ASSERT_TRUE(job.create());
+    vkfx::BlurInfo i = job.info();
+    const VkDeviceSize decimatedBytes = blur->scratchRequirements(i).size;
+    i.radiusX = i.radiusY = 63; // below floor(3 sigma): exact on both axes, a grid of every texel
+    const VkDeviceSize exactBytes = blur->scratchRequirements(i).size;
+    EXPECT_GT(decimatedBytes, 0u);
+    EXPECT_GT(exactBytes, 16 * decimatedBytes);
+    c.content = BlurCase::Content::HotPixels;
+    runCase(c);
+}
+
 TEST_F(BlurTest, DecimatedRegionAtOddOffsetsAndLayersMatchReference) {
     BlurCase c = decimated({77, 59}, 10.0f);
     c.dstExtent = {83, 64};

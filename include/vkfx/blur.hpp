@@ -185,9 +185,9 @@ public:
     // The largest radius of the Decimated method (a Gaussian's sigma up to about 341).
     static constexpr std::uint32_t kMaxDecimatedRadius = 1024;
     // Bound of the Decimated method's error, relative to the range of a channel's source values
-    // in the region (0.003 of 255 is 0.77 of an 8-bit code), for radii of at least ceil(3 sigma)
-    // (the default); an axis with a shorter radius is not decimated (exact, but its cost grows
-    // with the radius).
+    // in the region (0.003 of 255 is 0.77 of an 8-bit code), for radii of at least floor(3 sigma)
+    // (the default ceil(3 sigma) included); an axis with a shorter radius is not decimated (exact,
+    // but its cost grows with the radius).
     static constexpr double kDecimatedError = 0.003;
 
     // Creates the pipeline for one format. Errors: VK_ERROR_FORMAT_NOT_SUPPORTED (format not in

@@ -129,13 +129,14 @@ inline BlurGridLayout blurGridLayout(VkExtent2D extent, std::uint32_t layers, st
 {
     BlurGridLayout g;
     // Spacing sigma / 3 keeps the interpolation within kDecimatedError of the exact blur when
-    // the radius is at least ceil(3 sigma); a shorter radius truncates the Gaussian where it is
+    // the radius is at least floor(3 sigma) (a radius of 64 at sigma 64 / 3 included: 3 sigma
+    // rounds to just above 64 in float); a shorter radius truncates the Gaussian where it is
     // still large, the blurred image is not smooth enough to interpolate, and that axis is not
     // decimated.
     const float sigma[2] = {sigmaX, sigmaY};
     const std::uint32_t radius[2] = {rx, ry};
     for (int a = 0; a < 2; ++a) {
-        if (double(radius[a]) >= std::ceil(3.0 * double(sigma[a])))
+        if (double(radius[a]) >= std::floor(3.0 * double(sigma[a])))
             g.step[a] = std::max(1u, static_cast<std::uint32_t>(std::floor(sigma[a] / 3.0f)));
     }
     const std::uint32_t kx = g.step[0], ky = g.step[1];
