@@ -35,8 +35,9 @@
 // Cost: one read of the region (plus halos) and one write; 2 (2r + 1) multiply-adds per channel
 // per texel at radius r. Gaussians of a radius above kMaxRadius take the Decimated method
 // (BlurMethod): the blur computed exactly on a grid of points floor(sigma / 3) apart, outputs
-// interpolated from the 4x4 grid points around them, about 2 x 18 multiply-adds per channel per
-// texel at any sigma, two dispatches through a caller's scratch buffer.
+// interpolated from the 4x4 grid points around them: at any sigma about 19 multiply-adds per
+// channel per texel for the vertical blur at the grid rows, far fewer for the horizontal one at
+// the grid points, 20 for the interpolation; three dispatches through a caller's scratch buffer.
 //
 // Formats (source and destination alike): R8G8B8A8_UNORM, R8G8B8A8_SRGB, B8G8R8A8_UNORM,
 // B8G8R8A8_SRGB, R16G16B16A16_SFLOAT, R32_SFLOAT, R32G32B32A32_SFLOAT, R8_UNORM. sRGB formats
@@ -68,8 +69,8 @@ enum class BlurMethod : std::uint32_t {
     // Every output from its (2 rx + 1)(2 ry + 1) taps, in one dispatch (radius up to kMaxRadius).
     Direct = 1,
     // Gaussian only: the blur computed exactly on a grid of points about sigma / 3 apart and each
-    // output interpolated from the 4x4 grid points around it (cubic Lagrange), in two dispatches
-    // through a scratch buffer. Cost per texel flat in sigma (radius up to kMaxDecimatedRadius).
+    // output interpolated from the 4x4 grid points around it (cubic Lagrange), in three
+    // dispatches through a scratch buffer. Cost per texel flat in sigma (radius up to kMaxDecimatedRadius).
     // Error against the exact blur: at most kDecimatedError times the difference between the
     // largest and smallest source value of a channel, besides the format's rounding.
     Decimated = 2,
@@ -225,8 +226,8 @@ public:
     //
     // Appends to `cmd` (a compute-capable command buffer in the recording state):
     // vkCmdBindPipeline, vkCmdPushDescriptorSetKHR (set 0), vkCmdPushConstants and one
-    // vkCmdDispatch (Direct), or two dispatches with a COMPUTE -> COMPUTE barrier on the scratch
-    // range before each (Decimated: the first so that records sharing scratch follow each
+    // vkCmdDispatch (Direct), or three dispatches with a COMPUTE -> COMPUTE barrier on the
+    // scratch range before each (Decimated: the first so that records sharing scratch follow each
     // other); no barrier on the images. It disturbs the compute pipeline binding, push descriptor
     // set 0 and push constants. Synchronization before and after is the caller's: the source must
     // be visible to COMPUTE_SHADER / SHADER_SAMPLED_READ, the destination is written by
@@ -238,9 +239,7 @@ public:
     // finite and > 0, a radius above kMaxRadius (Direct) or kMaxDecimatedRadius (Decimated),
     // source and destination that overlap (the same image, level and a common layer), an
     // unsupported source layout, an unknown method, Decimated for a box, Decimated without
-    // scratch or with scratch too small or misaligned, or above maxStorageBufferRange;
-    // VK_ERROR_FEATURE_NOT_PRESENT for Decimated on a device with less than 32 KiB of compute
-    // shared memory.
+    // scratch or with scratch too small or misaligned, or above maxStorageBufferRange.
     // Cost: see the top of this file; measured speeds: README, "Performance".
     VkResult record(VkCommandBuffer cmd, const BlurInfo& info) const;
 
@@ -260,12 +259,11 @@ private:
     VkPipelineLayout m_pipelineLayout = VK_NULL_HANDLE;
     VkPipeline m_pipelines[kBudgets] = {};
     VkSampler m_sampler = VK_NULL_HANDLE;
-    // The Decimated method: its own layouts (a scratch binding), the grid and interpolation passes.
-    std::uint32_t m_gridWords = 0; // shared-memory words of the grid pipelines
+    // The Decimated method: its own layouts (a scratch binding) and its three passes (vertical
+    // at the grid rows, horizontal at the grid columns, interpolation).
     VkDescriptorSetLayout m_gridSetLayout = VK_NULL_HANDLE;
     VkPipelineLayout m_gridPipelineLayout = VK_NULL_HANDLE;
-    VkPipeline m_grid = VK_NULL_HANDLE;
-    VkPipeline m_interpolate = VK_NULL_HANDLE;
+    VkPipeline m_gridPasses[3] = {};
 };
 
 } // namespace vkfx

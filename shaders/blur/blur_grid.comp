@@ -4,18 +4,21 @@
 // A Gaussian-blurred image f = G * S is smooth at the scale of sigma, so vkfx computes f exactly
 // (the same truncated, normalized weights as the direct path) only on a grid of points spaced
 // (kx, ky) texels apart (k about sigma / 3), then interpolates every output texel from the 4x4
-// grid points around it with cubic Lagrange weights. Two dispatches, one scratch buffer:
+// grid points around it with cubic Lagrange weights. Three dispatches through one scratch buffer
+// that holds V (rows x width) and then F (rows x columns), fp32:
 //
-//   pass 1 (VKFX_BLUR_PASS 1): a workgroup takes 32 rows of the border-extended region and 32
-//     grid columns. It blurs the rows horizontally at the grid columns only (h(gx, y), the taps
-//     staged in shared memory chunk by chunk), then sums its 32 rows into every grid row they
-//     reach vertically (partial sums of the vertical taps) and writes those partials to scratch.
-//   pass 2 (VKFX_BLUR_PASS 2): a workgroup takes an output tile of 64 columns. It adds up the
-//     partials of the grid points around the tile (f on the grid, exact up to fp32 rounding) and
-//     interpolates each output texel from them.
+//   pass 1 (VKFX_BLUR_PASS 1): V, the vertical blur at the grid rows only, for every column of
+//     the region. A workgroup takes 32 columns and up to 8 grid rows; its invocations read the
+//     taps straight from the source (the grid rows share them through the cache), a long
+//     kernel's taps split among up to 8 invocations (partial sums added in shared memory).
+//   pass 2 (VKFX_BLUR_PASS 2): F, the horizontal blur of V at the grid columns: f on the grid,
+//     the taps of a point split among up to 32 invocations where the grid is small.
+//   pass 3 (VKFX_BLUR_PASS 3): a workgroup takes an output tile of 64 columns, loads the grid
+//     points around it and interpolates each output texel from them.
 //
-// Cost per texel: one source read, (2 rx + 1) / kx multiply-adds per channel (about 18), one
-// write; the scratch holds about 1 / kx of the image in fp32.
+// Grid row gy (-1 .. gridRows - 2) is row gy + 1 of V and F, grid column gx (-1 ..
+// gridCols - 2) column gx + 1 of F. Cost per texel: (2 ry + 1) / ky taps (about 19) from the
+// cache, (2 rx + 1) / (kx ky) more, 2 x 4 for the interpolation, one write.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 
@@ -23,25 +26,23 @@
 #include "common/srgb.glsl"
 
 const uint kGroupSize = 256u;
-const uint kTileRows = 32u;   // pass 1: rows per workgroup (one per lane of a 32-wide group)
-const uint kTileCols = 32u;   // pass 1: grid columns per workgroup (4 per warp of 32)
-const uint kColsPerLane = 4u; // pass 1: grid columns each invocation sums
-const uint kOutCols = 64u;    // pass 2: output columns per workgroup
-const uint kStageLoads = 4u;  // source texels each invocation has in flight while staging
+const uint kColumnsPerGroup = 32u; // pass 1: columns per workgroup (consecutive invocations)
+const uint kRowsPerGroup = 8u;     // pass 1: grid rows per workgroup
+const uint kOutCols = 64u;         // pass 3: output columns per workgroup
 
 layout(local_size_x = 256) in;
 
 layout(constant_id = 0) const bool kSrgb = false;
 #include "blur/border.glsl"
 
-// 32-bit words of shared memory for staged texels, the h tile and the grid (sized by the host).
+// Pass 3: 32-bit words of shared memory for the grid points of a tile (sized by the host).
 layout(constant_id = 1) const uint kSharedWords = 1024u;
-// Largest radius (the horizontal weight table).
+// Largest radius (the weight table of passes 1 and 2).
 const uint kMaxRadius = 1024u;
 
 layout(set = 0, binding = 0) uniform sampler2DArray src;
 VKFX_DST_LAYOUT(1) uniform writeonly image2DArray dst;
-layout(set = 0, binding = 2, std430) buffer Scratch { VEC partials[]; };
+layout(set = 0, binding = 2, std430) buffer Scratch { VEC values[]; };
 
 layout(push_constant) uniform Push {
     vec4 borderColor; // Constant: linear RGBA
@@ -53,21 +54,174 @@ layout(push_constant) uniform Push {
     vec2 weightNorm;  // 1 / (sum of the unnormalized weights) per axis (from the host, in double)
     uvec2 grid;       // grid spacing (kx, ky)
     uint border;      // kBorder*
-    uint gridCols;    // grid columns: gx = -1 .. gridCols - 2 (scratch column gx + 1)
-    int firstRow;     // first row of the extended region that pass 1 blurs (-ry - ky)
-    uint tiles;       // pass 1 row tiles per layer
-    uint partRows;    // grid rows each row tile has partials for
-    uint outRows;     // pass 2: output rows per workgroup (a multiple of 4)
-    uint chunk;       // pass 1: source columns staged per round (even)
+    uint gridCols;    // grid columns: gx = -1 .. gridCols - 2
+    uint gridRows;    // grid rows: gy = -1 .. gridRows - 2
+    uint gridOffset;  // where F starts in the scratch (VEC elements; V starts at 0)
+    uvec2 splits;     // passes 1 and 2: invocations that share a point's taps (powers of two)
+    uint outRows;     // pass 3: output rows per workgroup (a multiple of 4)
 } pc;
-
-shared uint sWords[kSharedWords];
-shared float sWeightX[2u * kMaxRadius + 1u];
 
 int floorDiv(int i, int n)
 {
     return i >= 0 ? i / n : -1 - (-1 - i) / n;
 }
+
+VEC constantColor() { return VEC_FROM4(pc.borderColor); }
+
+#if VKFX_BLUR_PASS == 1 || VKFX_BLUR_PASS == 2
+
+// Grid points per invocation: 4 consecutive grid rows (pass 1) or columns (pass 2), whose tap
+// windows overlap: one read of a tap serves all 4.
+const uint kPointsPerInvocation = 4u;
+// The largest spacing: radius 1024 at sigma (1024 + 1) / 3.
+const uint kMaxStep = 113u;
+
+// The weights of one axis, padded with 3 k zeros each side: sWeight[u] is the weight of tap
+// u - 3 k (0 .. 2 r), 0 outside, for u in 0 .. 2 r + 6 k.
+shared float sWeight[2u * kMaxRadius + 1u + 6u * kMaxStep];
+shared VEC sPart[kGroupSize];
+
+void loadWeights(uint axis)
+{
+    int r = int(pc.radius[axis]);
+    int pad = 3 * int(pc.grid[axis]);
+    for (uint u = gl_LocalInvocationIndex; u < uint(2 * r + 1 + 2 * pad); u += kGroupSize) {
+        int i = int(u) - pad;
+        float d = float(i - r);
+        sWeight[u] = i >= 0 && i <= 2 * r ? exp(pc.weightScale[axis] * d * d) * pc.weightNorm[axis] : 0.0;
+    }
+    barrier();
+}
+
+// The sum of the `splits` partial sums of a point, kept by the invocations whose split index is
+// 0 (the others' results are undefined). The partials are `stride` invocations apart.
+VEC sumSplits(VEC acc, uint splits, uint split, uint stride)
+{
+    if (splits == 1u) return acc;
+    uint tid = gl_LocalInvocationIndex;
+    barrier();
+    sPart[tid] = acc;
+    barrier();
+    if (split == 0u) {
+        for (uint s = 1u; s < splits; ++s) acc += sPart[tid + s * stride];
+    }
+    return acc;
+}
+
+// acc[m] += the weight of tap t of point m (taps start k apart) times v.
+#define VKFX_ACCUMULATE(acc, t, k, v)                                                            \
+    [[unroll]] for (uint m = 0u; m < kPointsPerInvocation; ++m)                                  \
+        acc[m] += sWeight[(t) + int(3u - m) * (k)] * (v)
+
+#endif
+
+#if VKFX_BLUR_PASS == 1
+
+VEC fetch(int x, int y, int layer)
+{
+    return VEC_FROM4(texelFetch(src, ivec3(pc.srcOffset + ivec2(x, y), layer), 0));
+}
+
+// Invocation: lane = column, warp-sized block = (4 grid rows, split); the taps of the 4 rows
+// (2 ry + 1 + 3 ky rows) are split into pc.splits.x consecutive ranges.
+void main()
+{
+    loadWeights(1u);
+    uint tid = gl_LocalInvocationIndex;
+    uint splits = pc.splits.x;
+    uint block = tid / kColumnsPerGroup;
+    uint split = block % splits;
+    int width = int(pc.extent.x);
+    int height = int(pc.extent.y);
+    int k = int(pc.grid.y);
+    int x = int(gl_WorkGroupID.x * kColumnsPerGroup + tid % kColumnsPerGroup);
+    uint row0 = (gl_WorkGroupID.y * (kRowsPerGroup / splits) + block / splits) * kPointsPerInvocation; // gy + 1
+    bool live = x < width && row0 < pc.gridRows;
+    int layer = int(gl_WorkGroupID.z);
+    int span = 2 * int(pc.radius.y) + 1 + 3 * k;
+    int per = (span + int(splits) - 1) / int(splits);
+    int tBegin = int(split) * per;
+    int tEnd = min(tBegin + per, span);
+    int y0 = (int(row0) - 1) * k - int(pc.radius.y); // the first row's first tap
+    VEC acc[kPointsPerInvocation];
+    [[unroll]] for (uint m = 0u; m < kPointsPerInvocation; ++m) acc[m] = VEC(0.0);
+    if (!live) {
+    } else if (y0 + tBegin >= 0 && y0 + tEnd <= height) {
+        int t = tBegin;
+        for (; t + 2 <= tEnd; t += 2) {
+            VEC a = fetch(x, y0 + t, layer);
+            VEC b = fetch(x, y0 + t + 1, layer);
+            VKFX_ACCUMULATE(acc, t, k, a);
+            VKFX_ACCUMULATE(acc, t + 1, k, b);
+        }
+        if (t < tEnd) {
+            VEC a = fetch(x, y0 + t, layer);
+            VKFX_ACCUMULATE(acc, t, k, a);
+        }
+    } else {
+        for (int t = tBegin; t < tEnd; ++t) {
+            int sy = borderIndex(y0 + t, height, pc.border);
+            VEC a = sy < 0 ? constantColor() : fetch(x, sy, layer);
+            VKFX_ACCUMULATE(acc, t, k, a);
+        }
+    }
+    [[unroll]] for (uint m = 0u; m < kPointsPerInvocation; ++m) {
+        VEC sum = sumSplits(acc[m], splits, split, kColumnsPerGroup);
+        if (live && split == 0u && row0 + m < pc.gridRows)
+            values[(uint(layer) * pc.gridRows + row0 + m) * uint(width) + uint(x)] = sum;
+    }
+}
+
+#elif VKFX_BLUR_PASS == 2
+
+// Invocation: 4 consecutive grid columns of one grid row, split = tid / (256 / splits); the
+// taps of the 4 columns (2 rx + 1 + 3 kx columns of V) are split into pc.splits.y ranges.
+void main()
+{
+    loadWeights(0u);
+    uint tid = gl_LocalInvocationIndex;
+    uint splits = pc.splits.y;
+    uint lanes = kGroupSize / splits;
+    uint split = tid / lanes;
+    int width = int(pc.extent.x);
+    int k = int(pc.grid.x);
+    uint col0 = (gl_WorkGroupID.x * lanes + tid % lanes) * kPointsPerInvocation; // gx + 1
+    uint row = gl_WorkGroupID.y;                                                  // gy + 1
+    bool live = col0 < pc.gridCols;
+    uint layer = gl_WorkGroupID.z;
+    int span = 2 * int(pc.radius.x) + 1 + 3 * k;
+    int per = (span + int(splits) - 1) / int(splits);
+    int tBegin = int(split) * per;
+    int tEnd = min(tBegin + per, span);
+    int x0 = (int(col0) - 1) * k - int(pc.radius.x); // the first column's first tap
+    uint v = (layer * pc.gridRows + row) * uint(width);
+    VEC acc[kPointsPerInvocation];
+    [[unroll]] for (uint m = 0u; m < kPointsPerInvocation; ++m) acc[m] = VEC(0.0);
+    if (!live) {
+    } else if (x0 + tBegin >= 0 && x0 + tEnd <= width) {
+        for (int t = tBegin; t < tEnd; ++t) {
+            VEC a = values[v + uint(x0 + t)];
+            VKFX_ACCUMULATE(acc, t, k, a);
+        }
+    } else {
+        // Outside the region V is the border-mapped column's (or, for Constant, the colour: its
+        // vertical weights sum to 1).
+        for (int t = tBegin; t < tEnd; ++t) {
+            int sx = borderIndex(x0 + t, width, pc.border);
+            VEC a = sx < 0 ? constantColor() : values[v + uint(sx)];
+            VKFX_ACCUMULATE(acc, t, k, a);
+        }
+    }
+    [[unroll]] for (uint m = 0u; m < kPointsPerInvocation; ++m) {
+        VEC sum = sumSplits(acc[m], splits, split, lanes);
+        if (live && split == 0u && col0 + m < pc.gridCols)
+            values[pc.gridOffset + (layer * pc.gridRows + row) * pc.gridCols + col0 + m] = sum;
+    }
+}
+
+#else // VKFX_BLUR_PASS == 3
+
+shared uint sWords[kSharedWords];
 
 // VEC values in shared words (fp32).
 void storeVec(uint word, VEC v)
@@ -92,137 +246,6 @@ VEC loadVec(uint word)
 
 const uint kVecWords = uint(VKFX_CHANNELS);
 
-// Staged source texels: packed halves for 8-bit and fp16 formats (exact for fp16), else fp32.
-#if VKFX_BLUR_PACKED
-const uint kSlotWords = 2u;
-void storeSlot(uint slot, VEC v)
-{
-    sWords[2u * slot] = packHalf2x16(v.xy);
-    sWords[2u * slot + 1u] = packHalf2x16(v.zw);
-}
-VEC loadSlot(uint slot) { return VEC(unpackHalf2x16(sWords[2u * slot]), unpackHalf2x16(sWords[2u * slot + 1u])); }
-#else
-const uint kSlotWords = kVecWords;
-void storeSlot(uint slot, VEC v) { storeVec(slot * kVecWords, v); }
-VEC loadSlot(uint slot) { return loadVec(slot * kVecWords); }
-#endif
-
-VEC constantColor() { return VEC_FROM4(pc.borderColor); }
-
-float weightY(int d)
-{
-    return abs(d) <= int(pc.radius.y) ? exp(pc.weightScale.y * float(d * d)) * pc.weightNorm.y : 0.0;
-}
-
-uint partialIndex(uint layer, uint tile, uint row, uint col)
-{
-    return ((layer * pc.tiles + tile) * pc.partRows + row) * pc.gridCols + col;
-}
-
-// The first grid row a row tile has partials for.
-int firstPartialRow(uint tile)
-{
-    int e0 = pc.firstRow + int(tile * kTileRows);
-    return -floorDiv(-(e0 - int(pc.radius.y)), int(pc.grid.y)); // ceil((e0 - ry) / ky)
-}
-
-#if VKFX_BLUR_PASS == 1
-
-void main()
-{
-    uint tid = gl_LocalInvocationIndex;
-    uint lane = tid % 32u;
-    uint warp = tid / 32u;
-    uint layer = gl_WorkGroupID.z;
-    uint tile = gl_WorkGroupID.y;
-    int width = int(pc.extent.x);
-    int height = int(pc.extent.y);
-    int rx = int(pc.radius.x);
-    int kx = int(pc.grid.x);
-    uint chunk = pc.chunk;
-    uint stride = chunk + 1u; // staged row stride in slots (odd: lanes on different rows hit different banks)
-
-    for (uint i = tid; i <= 2u * pc.radius.x; i += kGroupSize) {
-        float d = float(int(i) - rx);
-        sWeightX[i] = exp(pc.weightScale.x * d * d) * pc.weightNorm.x;
-    }
-
-    uint gc0 = gl_WorkGroupID.x * kTileCols;   // the group's first scratch column
-    int gx0 = int(gc0) - 1;                     // its grid column
-    int e0 = pc.firstRow + int(tile * kTileRows);
-    int xBegin = gx0 * kx - rx;
-    int xEnd = (gx0 + int(kTileCols) - 1) * kx + rx + 1;
-    // This warp's grid columns and the source columns they read.
-    int wx0 = gx0 + int(warp * kColsPerLane);
-    int bandBegin = wx0 * kx - rx;
-    int bandEnd = (wx0 + int(kColsPerLane) - 1) * kx + rx + 1;
-    bool live = gc0 + warp * kColsPerLane < pc.gridCols;
-
-    VEC acc[kColsPerLane];
-    [[unroll]] for (uint j = 0u; j < kColsPerLane; ++j) acc[j] = VEC(0.0);
-
-    for (int xc = xBegin; xc < xEnd; xc += int(chunk)) {
-        // Stage rows e0 .. e0 + 31, columns xc .. xc + chunk - 1 (border-mapped).
-        uint count = kTileRows * chunk;
-        for (uint round = 0u; round < count; round += kStageLoads * kGroupSize) {
-            VEC loaded[kStageLoads];
-            [[unroll]] for (uint k = 0u; k < kStageLoads; ++k) {
-                uint i = round + k * kGroupSize + tid;
-                uint r = i / chunk;
-                int sx = borderIndex(xc + int(i - r * chunk), width, pc.border);
-                int sy = borderIndex(e0 + int(r), height, pc.border);
-                loaded[k] = (i >= count || sx < 0 || sy < 0)
-                    ? constantColor()
-                    : VEC_FROM4(texelFetch(src, ivec3(pc.srcOffset + ivec2(sx, sy), int(layer)), 0));
-            }
-            [[unroll]] for (uint k = 0u; k < kStageLoads; ++k) {
-                uint i = round + k * kGroupSize + tid;
-                uint r = i / chunk;
-                if (i < count) storeSlot(r * stride + (i - r * chunk), loaded[k]);
-            }
-        }
-        barrier();
-        // h at this warp's grid columns, row e0 + lane: the taps in this chunk.
-        int lo = max(xc, bandBegin);
-        int hi = min(xc + int(chunk), bandEnd);
-        if (live) {
-            for (int x = lo; x < hi; ++x) {
-                VEC v = loadSlot(lane * stride + uint(x - xc));
-                [[unroll]] for (uint j = 0u; j < kColsPerLane; ++j) {
-                    int d = x - (wx0 + int(j)) * kx;
-                    float w = abs(d) <= rx ? sWeightX[d + rx] : 0.0;
-                    acc[j] += w * v;
-                }
-            }
-        }
-        barrier();
-    }
-
-    // The h tile (32 rows x 32 grid columns, fp32) into shared memory, row stride 33 VECs.
-    const uint hStride = (kTileCols + 1u) * kVecWords;
-    [[unroll]] for (uint j = 0u; j < kColsPerLane; ++j)
-        storeVec(lane * hStride + (warp * kColsPerLane + j) * kVecWords, acc[j]);
-    barrier();
-
-    // Partials: for grid row gy = firstPartialRow + j, the vertical taps that fall on this tile's
-    // rows. Invocations of a warp take consecutive columns (coalesced writes).
-    int gyFirst = firstPartialRow(tile);
-    int ky = int(pc.grid.y);
-    for (uint o = tid; o < pc.partRows * kTileCols; o += kGroupSize) {
-        uint j = o / kTileCols;
-        uint col = o % kTileCols;
-        int centre = (gyFirst + int(j)) * ky;
-        VEC p = VEC(0.0);
-        for (uint r = 0u; r < kTileRows; ++r) {
-            float w = weightY(e0 + int(r) - centre);
-            if (w != 0.0) p += w * loadVec(r * hStride + col * kVecWords);
-        }
-        if (gc0 + col < pc.gridCols) partials[partialIndex(layer, tile, j, gc0 + col)] = p;
-    }
-}
-
-#else // VKFX_BLUR_PASS == 2
-
 // Cubic Lagrange weights of nodes -1, 0, 1, 2 at t in [0, 1).
 vec4 lagrange(float t)
 {
@@ -238,7 +261,6 @@ void main()
     int height = int(pc.extent.y);
     int kx = int(pc.grid.x);
     int ky = int(pc.grid.y);
-    int ry = int(pc.radius.y);
     int x0 = int(gl_WorkGroupID.x * kOutCols);
     int y0 = int(gl_WorkGroupID.y * pc.outRows);
 
@@ -248,17 +270,11 @@ void main()
     int gyLo = floorDiv(y0, ky) - 1;
     int ny = floorDiv(min(y0 + int(pc.outRows) - 1, height - 1), ky) + 2 - gyLo + 1;
 
-    // f at each grid point: the partials of the row tiles its vertical taps fall on.
+    // f at the grid points around the tile.
     for (uint o = tid; o < uint(nx * ny); o += kGroupSize) {
-        int gx = gxLo + int(o % uint(nx));
-        int gy = gyLo + int(o / uint(nx));
-        int e = gy * ky - ry - pc.firstRow; // the first tap's row in the extended region (>= 0)
-        uint tFirst = uint(e) / kTileRows;
-        uint tLast = min(uint(e + 2 * ry) / kTileRows, pc.tiles - 1u);
-        VEC g = VEC(0.0);
-        for (uint t = tFirst; t <= tLast; ++t)
-            g += partials[partialIndex(layer, t, uint(gy - firstPartialRow(t)), uint(gx + 1))];
-        storeVec(o * kVecWords, g);
+        uint col = uint(gxLo + 1) + o % uint(nx);
+        uint row = uint(gyLo + 1) + o / uint(nx);
+        storeVec(o * kVecWords, values[pc.gridOffset + (layer * pc.gridRows + row) * pc.gridCols + col]);
     }
     barrier();
 

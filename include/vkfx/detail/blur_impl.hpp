@@ -3,6 +3,7 @@
 
 #include <vkfx/blur.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 namespace vkfx {
@@ -13,35 +14,36 @@ struct BlurFormat {
     VkFormat storage; // format of the storage view (UNORM for sRGB)
     std::uint32_t channels;
     std::uint32_t slotBytes; // bytes of a texel in shared memory (8-bit formats: packed halves)
-    std::uint32_t gridSlotBytes; // the same in blur_grid.comp's staging (fp16 packed too: exact)
     bool srgb;
     bool writeWithoutFormat; // no GLSL format qualifier
     bool extendedFormat;     // the qualifier needs StorageImageExtendedFormats
     const std::uint32_t* code;
     std::size_t bytes;
-    const std::uint32_t* gridCode; // the Decimated method's two passes
-    std::size_t gridBytes;
-    const std::uint32_t* interpolateCode;
-    std::size_t interpolateBytes;
+    const std::uint32_t* gridCode[3]; // the Decimated method's passes (blur_grid.comp)
+    std::size_t gridBytes[3];
 };
 
 #define VKFX_BLUR_BLOB(v)                                                                          \
-    spirv::blur_##v, sizeof(spirv::blur_##v), spirv::blur_grid_##v##_grid, sizeof(spirv::blur_grid_##v##_grid), \
-        spirv::blur_grid_##v##_interpolate, sizeof(spirv::blur_grid_##v##_interpolate)
+    spirv::blur_##v, sizeof(spirv::blur_##v),                                                      \
+        {spirv::blur_grid_##v##_vertical, spirv::blur_grid_##v##_horizontal, spirv::blur_grid_##v##_interpolate}, \
+    {                                                                                              \
+        sizeof(spirv::blur_grid_##v##_vertical), sizeof(spirv::blur_grid_##v##_horizontal),       \
+            sizeof(spirv::blur_grid_##v##_interpolate)                                             \
+    }
 
 inline const BlurFormat* findBlurFormat(VkFormat format)
 {
     static const BlurFormat table[] = {
-        {VK_FORMAT_R8G8B8A8_UNORM, VK_FORMAT_R8G8B8A8_UNORM, 4, 8, 8, false, false, false, VKFX_BLUR_BLOB(rgba8)},
-        {VK_FORMAT_R8G8B8A8_SRGB, VK_FORMAT_R8G8B8A8_UNORM, 4, 8, 8, true, false, false, VKFX_BLUR_BLOB(rgba8)},
-        {VK_FORMAT_B8G8R8A8_UNORM, VK_FORMAT_B8G8R8A8_UNORM, 4, 8, 8, false, true, false, VKFX_BLUR_BLOB(bgra8)},
-        {VK_FORMAT_B8G8R8A8_SRGB, VK_FORMAT_B8G8R8A8_UNORM, 4, 8, 8, true, true, false, VKFX_BLUR_BLOB(bgra8)},
-        {VK_FORMAT_R16G16B16A16_SFLOAT, VK_FORMAT_R16G16B16A16_SFLOAT, 4, 16, 8, false, false, false,
+        {VK_FORMAT_R8G8B8A8_UNORM, VK_FORMAT_R8G8B8A8_UNORM, 4, 8, false, false, false, VKFX_BLUR_BLOB(rgba8)},
+        {VK_FORMAT_R8G8B8A8_SRGB, VK_FORMAT_R8G8B8A8_UNORM, 4, 8, true, false, false, VKFX_BLUR_BLOB(rgba8)},
+        {VK_FORMAT_B8G8R8A8_UNORM, VK_FORMAT_B8G8R8A8_UNORM, 4, 8, false, true, false, VKFX_BLUR_BLOB(bgra8)},
+        {VK_FORMAT_B8G8R8A8_SRGB, VK_FORMAT_B8G8R8A8_UNORM, 4, 8, true, true, false, VKFX_BLUR_BLOB(bgra8)},
+        {VK_FORMAT_R16G16B16A16_SFLOAT, VK_FORMAT_R16G16B16A16_SFLOAT, 4, 16, false, false, false,
          VKFX_BLUR_BLOB(rgba16f)},
-        {VK_FORMAT_R32_SFLOAT, VK_FORMAT_R32_SFLOAT, 1, 4, 4, false, false, false, VKFX_BLUR_BLOB(r32f)},
-        {VK_FORMAT_R32G32B32A32_SFLOAT, VK_FORMAT_R32G32B32A32_SFLOAT, 4, 16, 16, false, false, false,
+        {VK_FORMAT_R32_SFLOAT, VK_FORMAT_R32_SFLOAT, 1, 4, false, false, false, VKFX_BLUR_BLOB(r32f)},
+        {VK_FORMAT_R32G32B32A32_SFLOAT, VK_FORMAT_R32G32B32A32_SFLOAT, 4, 16, false, false, false,
          VKFX_BLUR_BLOB(rgba32f)},
-        {VK_FORMAT_R8_UNORM, VK_FORMAT_R8_UNORM, 1, 4, 4, false, false, true, VKFX_BLUR_BLOB(r8)},
+        {VK_FORMAT_R8_UNORM, VK_FORMAT_R8_UNORM, 1, 4, false, false, true, VKFX_BLUR_BLOB(r8)},
     };
     for (const BlurFormat& f : table) {
         if (f.format == format) return &f;
@@ -84,21 +86,23 @@ struct BlurGridPush {
     std::uint32_t grid[2];
     std::uint32_t border;
     std::uint32_t gridCols;
-    std::int32_t firstRow;
-    std::uint32_t tiles;
-    std::uint32_t partRows;
+    std::uint32_t gridRows;
+    std::uint32_t gridOffset;
+    std::uint32_t splits[2];
     std::uint32_t outRows;
-    std::uint32_t chunk;
 };
 
-// Shared memory blur_grid.comp declares besides its word array: the horizontal weight table.
-constexpr std::uint32_t kBlurGridSharedFixedBytes = (2 * Blurrer::kMaxDecimatedRadius + 1) * 4;
-// The Decimated method's pipelines need this much shared memory (the 32 x 33 fp32 h tile).
-constexpr std::uint32_t kBlurGridMinSharedBytes = 32u * 1024u;
-// blur_grid.comp's kTileRows and kTileCols (pass 1: 32 rows x 32 grid columns per workgroup) and
-// kOutCols (pass 2: 64 output columns per workgroup).
-constexpr std::uint32_t kBlurGridTile = 32;
+// Shared memory of the Decimated method's interpolation pass (the grid points of a 64-column
+// tile; 16 KiB, what every device has, holds them for every spacing with 8 rows or more).
+constexpr std::uint32_t kBlurGridSharedBytes = 16u * 1024u;
+// blur_grid.comp's workgroup shapes: pass 1 32 columns x 8 (4 grid rows, split) pairs, pass 2
+// 256 / splits runs of 4 grid columns of one grid row, pass 3 64 output columns.
+constexpr std::uint32_t kBlurGridColumns = 32;
+constexpr std::uint32_t kBlurGridRows = 8;
 constexpr std::uint32_t kBlurGridOutCols = 64;
+// The largest grid spacing (blur_grid.comp's kMaxStep, its padded weight table): floor(sigma / 3)
+// for radius kMaxDecimatedRadius >= floor(3 sigma).
+constexpr std::uint32_t kBlurGridMaxStep = 113;
 
 // sum over i = -r..r of exp(-i^2 / (2 sigma^2)), in double.
 inline double gaussianSum(float sigma, std::uint32_t radius)
@@ -113,19 +117,16 @@ inline double gaussianSum(float sigma, std::uint32_t radius)
 struct BlurGridLayout {
     std::uint32_t step[2] = {1, 1}; // grid spacing kx, ky: max(1, floor(sigma / 3)), or 1
     std::uint32_t gridCols = 0;     // grid columns -1 .. floor((width - 1) / kx) + 2
-    std::int32_t firstRow = 0;      // first row of the extended region: -(ry + ky)
-    std::uint32_t tiles = 0;        // 32-row tiles of the extended region
-    std::uint32_t partRows = 0;     // grid rows a tile reaches: floor((31 + 2 ry) / ky) + 1
+    std::uint32_t gridRows = 0;     // grid rows -1 .. floor((height - 1) / ky) + 2
+    std::uint32_t gridOffset = 0;   // F's first element in the scratch, after V
+    std::uint32_t splits[2] = {1, 1}; // passes 1 and 2: invocations that share a point's taps
     std::uint32_t outRows = 0;      // output rows per interpolation workgroup
-    std::uint32_t chunk = 0;        // source columns staged per round
-    std::uint32_t gridGroupsX = 0;  // pass 1: gridGroupsX x tiles x layers
-    std::uint32_t outGroupsX = 0;   // pass 2: outGroupsX x outGroupsY x layers
-    std::uint32_t outGroupsY = 0;
-    VkDeviceSize scratchBytes = 0;  // the partials: layers x tiles x partRows x gridCols values
+    std::uint32_t groups[3][2] = {}; // x and y workgroups of each pass (z: layers)
+    VkDeviceSize scratchBytes = 0;  // V (layers x gridRows x width) and F (layers x gridRows x gridCols), fp32
 };
 
 inline BlurGridLayout blurGridLayout(VkExtent2D extent, std::uint32_t layers, std::uint32_t rx, std::uint32_t ry,
-                                     float sigmaX, float sigmaY, const BlurFormat& format, std::uint32_t sharedWords)
+                                     float sigmaX, float sigmaY, const BlurFormat& format)
 {
     BlurGridLayout g;
     // Spacing sigma / 3 keeps the interpolation within kDecimatedError of the exact blur when
@@ -137,26 +138,40 @@ inline BlurGridLayout blurGridLayout(VkExtent2D extent, std::uint32_t layers, st
     const std::uint32_t radius[2] = {rx, ry};
     for (int a = 0; a < 2; ++a) {
         if (double(radius[a]) >= std::floor(3.0 * double(sigma[a])))
-            g.step[a] = std::max(1u, static_cast<std::uint32_t>(std::floor(sigma[a] / 3.0f)));
+            g.step[a] = std::clamp(static_cast<std::uint32_t>(std::floor(sigma[a] / 3.0f)), 1u, kBlurGridMaxStep);
     }
     const std::uint32_t kx = g.step[0], ky = g.step[1];
     g.gridCols = (extent.width - 1) / kx + 4;
-    g.firstRow = -static_cast<std::int32_t>(ry + ky);
-    const std::int64_t lastRow = std::int64_t((extent.height - 1) / ky + 2) * ky + ry;
-    const std::uint32_t t = kBlurGridTile;
-    g.tiles = static_cast<std::uint32_t>((lastRow - g.firstRow + t) / t);
-    g.partRows = (t - 1 + 2 * ry) / ky + 1;
-    const std::uint32_t vecWords = format.channels == 1 ? 1 : 4; // the partials and the grid: fp32
-    const std::uint32_t slotWords = format.gridSlotBytes / 4;
-    g.chunk = std::min(256u, sharedWords / (t * slotWords) - 1) & ~1u;
-    // The grid points a pass-2 tile interpolates from, at most (63 / kx + 5) x ((outRows - 1) / ky + 5).
+    g.gridRows = (extent.height - 1) / ky + 4;
+    const VkDeviceSize vecBytes = format.channels == 1 ? 4 : 16;
+    const VkDeviceSize vElements = VkDeviceSize{layers} * g.gridRows * extent.width;
+    const VkDeviceSize fElements = VkDeviceSize{layers} * g.gridRows * g.gridCols;
+    g.gridOffset = static_cast<std::uint32_t>(std::min<VkDeviceSize>(vElements, UINT32_MAX));
+    g.scratchBytes = (vElements + fElements) * vecBytes;
+    // The grid points a pass-3 tile interpolates from: at most (63 / kx + 5) x ((outRows - 1) / ky + 5).
+    const std::uint32_t sharedWords = kBlurGridSharedBytes / 4, vecWords = format.channels == 1 ? 1 : 4;
     for (g.outRows = 64; g.outRows > 4; g.outRows /= 2) {
         if (((kBlurGridOutCols - 1) / kx + 5) * ((g.outRows - 1) / ky + 5) * vecWords <= sharedWords) break;
     }
-    g.gridGroupsX = (g.gridCols + t - 1) / t;
-    g.outGroupsX = (extent.width + kBlurGridOutCols - 1) / kBlurGridOutCols;
-    g.outGroupsY = (extent.height + g.outRows - 1) / g.outRows;
-    g.scratchBytes = VkDeviceSize{layers} * g.tiles * g.partRows * g.gridCols * vecWords * 4;
+    // An invocation of passes 1 and 2 computes 4 grid points; their taps are split among more
+    // invocations where the points are few (large spacings) or the kernel long: enough
+    // invocations to fill a large GPU (2^18), at most 128 taps and at least 16 each.
+    const std::uint32_t maxSplits[2] = {kBlurGridRows, 32};
+    const VkDeviceSize invocations[2] = {VkDeviceSize{layers} * ((g.gridRows + 3) / 4) * extent.width,
+                                         VkDeviceSize{layers} * g.gridRows * ((g.gridCols + 3) / 4)};
+    for (int pass = 0; pass < 2; ++pass) {
+        const std::uint32_t taps = 2 * (pass == 0 ? ry : rx) + 1 + 3 * g.step[1 - pass];
+        std::uint32_t& s = g.splits[pass];
+        while (s < maxSplits[pass] && taps / (2 * s) >= 16 && (invocations[pass] * s < (1u << 18) || taps / s > 128))
+            s *= 2;
+    }
+    auto up = [](std::uint32_t n, std::uint32_t d) { return (n + d - 1) / d; };
+    g.groups[0][0] = up(extent.width, kBlurGridColumns);
+    g.groups[0][1] = up(g.gridRows, 4 * kBlurGridRows / g.splits[0]);
+    g.groups[1][0] = up(g.gridCols, 4 * 256 / g.splits[1]);
+    g.groups[1][1] = g.gridRows;
+    g.groups[2][0] = up(extent.width, kBlurGridOutCols);
+    g.groups[2][1] = up(extent.height, g.outRows);
     return g;
 }
 
@@ -303,11 +318,9 @@ inline void Blurrer::swap(Blurrer& other) noexcept
     std::swap(m_pipelineLayout, other.m_pipelineLayout);
     std::swap(m_pipelines, other.m_pipelines);
     std::swap(m_sampler, other.m_sampler);
-    std::swap(m_gridWords, other.m_gridWords);
     std::swap(m_gridSetLayout, other.m_gridSetLayout);
     std::swap(m_gridPipelineLayout, other.m_gridPipelineLayout);
-    std::swap(m_grid, other.m_grid);
-    std::swap(m_interpolate, other.m_interpolate);
+    std::swap(m_gridPasses, other.m_gridPasses);
 }
 
 inline void Blurrer::destroy()
@@ -320,9 +333,9 @@ inline void Blurrer::destroy()
         if (p) f.vkDestroyPipeline(d, p, a);
         p = VK_NULL_HANDLE;
     }
-    for (VkPipeline* p : {&m_grid, &m_interpolate}) {
-        if (*p) f.vkDestroyPipeline(d, *p, a);
-        *p = VK_NULL_HANDLE;
+    for (VkPipeline& p : m_gridPasses) {
+        if (p) f.vkDestroyPipeline(d, p, a);
+        p = VK_NULL_HANDLE;
     }
     if (m_gridPipelineLayout) f.vkDestroyPipelineLayout(d, m_gridPipelineLayout, a);
     if (m_gridSetLayout) f.vkDestroyDescriptorSetLayout(d, m_gridSetLayout, a);
@@ -389,28 +402,25 @@ inline VkResult Blurrer::create(const Device& device, const BlurrerCreateInfo& i
         if (r != VK_SUCCESS) return r;
     }
 
-    // The Decimated method (devices with at least 32 KiB of shared memory).
-    if (sharedBytes >= detail::kBlurGridMinSharedBytes) {
-        VkDescriptorSetLayoutBinding gridBindings[3] = {
-            bindings[0], bindings[1],
-            {detail::kBlurBindingScratch, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
-        };
-        r = detail::createPushLayouts(device, fn, gridBindings, 3, sizeof(detail::BlurGridPush), &b.m_gridSetLayout,
-                                      &b.m_gridPipelineLayout);
-        if (r != VK_SUCCESS) return r;
-        b.m_gridWords = (std::min(sharedBytes, 48u * 1024u) - detail::kBlurGridSharedFixedBytes) / 4;
-        struct Spec {
-            VkBool32 srgb;
-            std::uint32_t sharedWords;
-        } spec{fmt->srgb ? VK_TRUE : VK_FALSE, b.m_gridWords};
-        VkSpecializationMapEntry entries[2] = {{0, offsetof(Spec, srgb), sizeof(VkBool32)},
-                                               {1, offsetof(Spec, sharedWords), sizeof(std::uint32_t)}};
-        VkSpecializationInfo specInfo{2, entries, sizeof(Spec), &spec};
-        r = detail::createComputePipeline(device, fn, fmt->gridCode, fmt->gridBytes, &specInfo, b.m_gridPipelineLayout,
-                                          &b.m_grid);
-        if (r != VK_SUCCESS) return r;
-        r = detail::createComputePipeline(device, fn, fmt->interpolateCode, fmt->interpolateBytes, &specInfo,
-                                          b.m_gridPipelineLayout, &b.m_interpolate);
+    // The Decimated method: 16 KiB of shared memory at most (the interpolation's grid points),
+    // so every device has it.
+    VkDescriptorSetLayoutBinding gridBindings[3] = {
+        bindings[0], bindings[1],
+        {detail::kBlurBindingScratch, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
+    };
+    r = detail::createPushLayouts(device, fn, gridBindings, 3, sizeof(detail::BlurGridPush), &b.m_gridSetLayout,
+                                  &b.m_gridPipelineLayout);
+    if (r != VK_SUCCESS) return r;
+    struct GridSpec {
+        VkBool32 srgb;
+        std::uint32_t sharedWords;
+    } gridSpec{fmt->srgb ? VK_TRUE : VK_FALSE, detail::kBlurGridSharedBytes / 4};
+    VkSpecializationMapEntry gridEntries[2] = {{0, offsetof(GridSpec, srgb), sizeof(VkBool32)},
+                                               {1, offsetof(GridSpec, sharedWords), sizeof(std::uint32_t)}};
+    VkSpecializationInfo gridSpecInfo{2, gridEntries, sizeof(GridSpec), &gridSpec};
+    for (int pass = 0; pass < 3; ++pass) {
+        r = detail::createComputePipeline(device, fn, fmt->gridCode[pass], fmt->gridBytes[pass], &gridSpecInfo,
+                                          b.m_gridPipelineLayout, &b.m_gridPasses[pass]);
         if (r != VK_SUCCESS) return r;
     }
     *blurrer = std::move(b);
@@ -576,19 +586,16 @@ inline VkResult Blurrer::plan(const BlurInfo& info, const char* fn, Plan* out) c
         }
         groupsFit = fits(p.layout.groupsX, p.layout.groupsY);
     } else {
-        if (!m_grid) {
-            return dev.fail(VK_ERROR_FEATURE_NOT_PRESENT, "%s: the Decimated method needs 32 KiB of compute shared "
-                            "memory; the device has %u bytes", fn, limits.maxComputeSharedMemorySize);
-        }
         for (int a = 0; a < 2; ++a) p.norm[a] = static_cast<float>(1.0 / detail::gaussianSum(sigma[a], p.radius[a]));
         p.grid = detail::blurGridLayout(extent, p.layers, p.radius[0], p.radius[1], sigma[0], sigma[1],
-                                        *detail::findBlurFormat(m_info.format), m_gridWords);
+                                        *detail::findBlurFormat(m_info.format));
         if (p.grid.scratchBytes > limits.maxStorageBufferRange) {
             return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: the Decimated method needs %llu bytes of scratch for "
                             "this region, above the device's maxStorageBufferRange", fn,
                             static_cast<unsigned long long>(p.grid.scratchBytes));
         }
-        groupsFit = fits(p.grid.gridGroupsX, p.grid.tiles) && fits(p.grid.outGroupsX, p.grid.outGroupsY);
+        groupsFit = true;
+        for (const auto& groups : p.grid.groups) groupsFit = groupsFit && fits(groups[0], groups[1]);
     }
     if (!groupsFit) {
         return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: the region needs more workgroups than the device allows", fn);
@@ -692,7 +699,7 @@ inline VkResult Blurrer::record(VkCommandBuffer cmd, const BlurInfo& info) const
     barrier.dstAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
     f.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 0,
                            nullptr, 1, &barrier, 0, nullptr);
-    f.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, m_grid);
+    f.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, m_gridPasses[0]);
     f.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, m_gridPipelineLayout, 0, 3, writes);
     detail::BlurGridPush push{};
     for (int c = 0; c < 4; ++c) push.borderColor[c] = info.borderColor[c];
@@ -710,19 +717,22 @@ inline VkResult Blurrer::record(VkCommandBuffer cmd, const BlurInfo& info) const
     }
     push.border = static_cast<std::uint32_t>(info.border);
     push.gridCols = g.gridCols;
-    push.firstRow = g.firstRow;
-    push.tiles = g.tiles;
-    push.partRows = g.partRows;
+    push.gridRows = g.gridRows;
+    push.gridOffset = g.gridOffset;
+    push.splits[0] = g.splits[0];
+    push.splits[1] = g.splits[1];
     push.outRows = g.outRows;
-    push.chunk = g.chunk;
     f.vkCmdPushConstants(cmd, m_gridPipelineLayout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
-    f.vkCmdDispatch(cmd, g.gridGroupsX, g.tiles, p.layers);
+    f.vkCmdDispatch(cmd, g.groups[0][0], g.groups[0][1], p.layers);
+    // Passes 2 and 3 read what the pass before wrote (V, then F).
     barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
     barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT;
-    f.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 0,
-                           nullptr, 1, &barrier, 0, nullptr);
-    f.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, m_interpolate);
-    f.vkCmdDispatch(cmd, g.outGroupsX, g.outGroupsY, p.layers);
+    for (int pass = 1; pass < 3; ++pass) {
+        f.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 0,
+                               nullptr, 1, &barrier, 0, nullptr);
+        f.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, m_gridPasses[pass]);
+        f.vkCmdDispatch(cmd, g.groups[pass][0], g.groups[pass][1], p.layers);
+    }
     return VK_SUCCESS;
 }
 
