@@ -495,14 +495,14 @@ TEST_P(BlurFormats, RandomAndHotPixelsMatchReference) {
     c.extent = {65, 63};
     c.sigmaX = c.sigmaY = 1.6f;
     runCase(c);
-    if (HasFatalFailure() || IsSkipped())
+    if (stopped())
         return;
     c.content = BlurCase::Content::HotPixels;
     c.sigmaX = c.sigmaY = 2.8f;
     c.border = BlurBorder::Mirror;
     c.seed = 2;
     runCase(c);
-    if (HasFatalFailure() || IsSkipped())
+    if (stopped())
         return;
     c.content = BlurCase::Content::Gradient;
     c.border = BlurBorder::Constant;
@@ -524,7 +524,7 @@ TEST_F(BlurTest, EverySizeMatchesReference) {
         c.border = static_cast<BlurBorder>(i % 5);
         c.seed = 10 + static_cast<std::uint64_t>(i++);
         runCase(c);
-        if (HasFatalFailure() || IsSkipped())
+        if (stopped())
             return;
     }
 }
@@ -560,7 +560,7 @@ TEST_P(BlurSigmas, RandomAndHotPixelsMatchReference) {
     c.sigmaX = c.sigmaY = GetParam();
     c.border = BlurBorder::Mirror;
     runCase(c);
-    if (HasFatalFailure() || IsSkipped())
+    if (stopped())
         return;
     c.format = VK_FORMAT_R32_SFLOAT;
     c.content = BlurCase::Content::HotPixels;
@@ -601,14 +601,14 @@ TEST_P(BlurBorders, RadiusLargerThanTheImageAndHotEdgesMatchReference) {
     c.extent = {13, 11};
     c.sigmaX = c.sigmaY = 4.0f; // radius 12: taps reach past the far edge
     runCase(c);
-    if (HasFatalFailure() || IsSkipped())
+    if (stopped())
         return;
     c.extent = {64, 45};
     c.content = BlurCase::Content::HotPixels;
     c.sigmaX = c.sigmaY = 7.5f;
     c.format = VK_FORMAT_R16G16B16A16_SFLOAT;
     runCase(c);
-    if (HasFatalFailure() || IsSkipped())
+    if (stopped())
         return;
     c.extent = {2, 3};
     c.format = VK_FORMAT_R8G8B8A8_SRGB;
@@ -633,7 +633,7 @@ TEST_F(BlurTest, BoxOfEveryRadiusUpTo64MatchesReference) {
         c.format = r % 2 ? VK_FORMAT_R8G8B8A8_UNORM : VK_FORMAT_R8_UNORM;
         c.seed = 100 + r;
         runCase(c);
-        if (HasFatalFailure() || IsSkipped())
+        if (stopped())
             return;
     }
 }
@@ -662,7 +662,7 @@ TEST_F(BlurTest, RegionAtOddOffsetsBlursAsAnImageOfItsOwn) {
     for (BlurBorder b : {BlurBorder::ClampToEdge, BlurBorder::Mirror, BlurBorder::Wrap, BlurBorder::Constant}) {
         c.border = b;
         runCase(c);
-        if (HasFatalFailure() || IsSkipped())
+        if (stopped())
             return;
     }
 }
@@ -749,13 +749,13 @@ TEST_P(BlurDecimatedSigmas, RandomHotPixelsAndGradientMatchReference) {
     const VkExtent2D e = sigma > 100.0f ? VkExtent2D{67, 45} : sigma > 30.0f ? VkExtent2D{97, 61} : VkExtent2D{131, 97};
     BlurCase c = decimated(e, sigma);
     runCase(c);
-    if (HasFatalFailure() || IsSkipped())
+    if (stopped())
         return;
     c.content = BlurCase::Content::HotPixels;
     c.border = BlurBorder::Mirror;
     c.seed = 2;
     runCase(c);
-    if (HasFatalFailure() || IsSkipped())
+    if (stopped())
         return;
     c.content = BlurCase::Content::Gradient;
     c.border = BlurBorder::Wrap;
@@ -784,7 +784,7 @@ TEST_F(BlurTest, DecimatedEveryBorderMatchesReference) {
         c.border = static_cast<BlurBorder>(b);
         c.content = b % 2 ? BlurCase::Content::HotPixels : BlurCase::Content::Random;
         runCase(c);
-        if (HasFatalFailure() || IsSkipped())
+        if (stopped())
             return;
     }
 }
@@ -793,7 +793,7 @@ TEST_F(BlurTest, DecimatedDifferentSigmasInXAndYMatchReference) {
     BlurCase c = decimated({90, 70}, 30.0f);
     c.sigmaY = 2.0f; // ky = 1
     runCase(c);
-    if (HasFatalFailure() || IsSkipped())
+    if (stopped())
         return;
     c.sigmaX = 1.5f; // kx = 1
     c.sigmaY = 40.0f;

@@ -108,6 +108,14 @@ VEC sumSplits(VEC acc, uint splits, uint split, uint stride)
     return acc;
 }
 
+// The taps [begin, end) of `span` an invocation adds up: range `split` of `splits` even ones.
+void splitRange(int span, uint splits, uint split, out int begin, out int end)
+{
+    int per = (span + int(splits) - 1) / int(splits);
+    begin = int(split) * per;
+    end = min(begin + per, span);
+}
+
 // acc[m] += the weight of tap t of point m (taps start k apart) times v.
 #define VKFX_ACCUMULATE(acc, t, k, v)                                                            \
     [[unroll]] for (uint m = 0u; m < kPointsPerInvocation; ++m)                                  \
@@ -138,10 +146,8 @@ void main()
     uint row0 = (gl_WorkGroupID.y * (kRowsPerGroup / splits) + block / splits) * kPointsPerInvocation; // gy + 1
     bool live = x < width && row0 < pc.gridRows;
     int layer = int(gl_WorkGroupID.z);
-    int span = 2 * int(pc.radius.y) + 1 + 3 * k;
-    int per = (span + int(splits) - 1) / int(splits);
-    int tBegin = int(split) * per;
-    int tEnd = min(tBegin + per, span);
+    int tBegin, tEnd;
+    splitRange(2 * int(pc.radius.y) + 1 + 3 * k, splits, split, tBegin, tEnd);
     int y0 = (int(row0) - 1) * k - int(pc.radius.y); // the first row's first tap
     VEC acc[kPointsPerInvocation];
     [[unroll]] for (uint m = 0u; m < kPointsPerInvocation; ++m) acc[m] = VEC(0.0);
@@ -189,10 +195,8 @@ void main()
     uint row = gl_WorkGroupID.y;                                                  // gy + 1
     bool live = col0 < pc.gridCols;
     uint layer = gl_WorkGroupID.z;
-    int span = 2 * int(pc.radius.x) + 1 + 3 * k;
-    int per = (span + int(splits) - 1) / int(splits);
-    int tBegin = int(split) * per;
-    int tEnd = min(tBegin + per, span);
+    int tBegin, tEnd;
+    splitRange(2 * int(pc.radius.x) + 1 + 3 * k, splits, split, tBegin, tEnd);
     int x0 = (int(col0) - 1) * k - int(pc.radius.x); // the first column's first tap
     uint v = (layer * pc.gridRows + row) * uint(width);
     VEC acc[kPointsPerInvocation];

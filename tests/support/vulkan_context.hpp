@@ -71,6 +71,8 @@ class GpuTest : public ::testing::Test {
   protected:
     void SetUp() override;
     void TearDown() override;
+    // True once the test has failed fatally or skipped: a test running cases in turn stops.
+    bool stopped() const { return HasFatalFailure() || IsSkipped(); }
 
   private:
     std::size_t m_firstMessage = 0;

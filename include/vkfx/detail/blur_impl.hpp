@@ -97,8 +97,10 @@ struct BlurGridPush {
 constexpr std::uint32_t kBlurGridSharedBytes = 16u * 1024u;
 // blur_grid.comp's workgroup shapes: pass 1 32 columns x 8 (4 grid rows, split) pairs, pass 2
 // 256 / splits runs of 4 grid columns of one grid row, pass 3 64 output columns.
+constexpr std::uint32_t kBlurGridGroupSize = 256;
 constexpr std::uint32_t kBlurGridColumns = 32;
 constexpr std::uint32_t kBlurGridRows = 8;
+constexpr std::uint32_t kBlurGridPoints = 4; // grid points per invocation of passes 1 and 2
 constexpr std::uint32_t kBlurGridOutCols = 64;
 // The largest grid spacing (blur_grid.comp's kMaxStep, its padded weight table): floor(sigma / 3)
 // for radius kMaxDecimatedRadius >= floor(3 sigma).
@@ -153,22 +155,22 @@ inline BlurGridLayout blurGridLayout(VkExtent2D extent, std::uint32_t layers, st
     for (g.outRows = 64; g.outRows > 4; g.outRows /= 2) {
         if (((kBlurGridOutCols - 1) / kx + 5) * ((g.outRows - 1) / ky + 5) * vecWords <= sharedWords) break;
     }
-    // An invocation of passes 1 and 2 computes 4 grid points; their taps are split among more
-    // invocations where the points are few (large spacings) or the kernel long: enough
-    // invocations to fill a large GPU (2^18), at most 128 taps and at least 16 each.
+    // An invocation of passes 1 and 2 computes kBlurGridPoints grid points; their taps are split
+    // among more invocations where the points are few (large spacings) or the kernel long:
+    // enough invocations to fill a large GPU (2^18), at most 128 taps and at least 16 each.
+    auto up = [](std::uint32_t n, std::uint32_t d) { return (n + d - 1) / d; };
     const std::uint32_t maxSplits[2] = {kBlurGridRows, 32};
-    const VkDeviceSize invocations[2] = {VkDeviceSize{layers} * ((g.gridRows + 3) / 4) * extent.width,
-                                         VkDeviceSize{layers} * g.gridRows * ((g.gridCols + 3) / 4)};
+    const VkDeviceSize invocations[2] = {VkDeviceSize{layers} * up(g.gridRows, kBlurGridPoints) * extent.width,
+                                         VkDeviceSize{layers} * g.gridRows * up(g.gridCols, kBlurGridPoints)};
     for (int pass = 0; pass < 2; ++pass) {
         const std::uint32_t taps = 2 * (pass == 0 ? ry : rx) + 1 + 3 * g.step[1 - pass];
         std::uint32_t& s = g.splits[pass];
         while (s < maxSplits[pass] && taps / (2 * s) >= 16 && (invocations[pass] * s < (1u << 18) || taps / s > 128))
             s *= 2;
     }
-    auto up = [](std::uint32_t n, std::uint32_t d) { return (n + d - 1) / d; };
     g.groups[0][0] = up(extent.width, kBlurGridColumns);
-    g.groups[0][1] = up(g.gridRows, 4 * kBlurGridRows / g.splits[0]);
-    g.groups[1][0] = up(g.gridCols, 4 * 256 / g.splits[1]);
+    g.groups[0][1] = up(g.gridRows, kBlurGridPoints * kBlurGridRows / g.splits[0]);
+    g.groups[1][0] = up(g.gridCols, kBlurGridPoints * kBlurGridGroupSize / g.splits[1]);
     g.groups[1][1] = g.gridRows;
     g.groups[2][0] = up(extent.width, kBlurGridOutCols);
     g.groups[2][1] = up(extent.height, g.outRows);
@@ -385,18 +387,22 @@ inline VkResult Blurrer::create(const Device& device, const BlurrerCreateInfo& i
     r = detail::createPushLayouts(device, fn, bindings, 2, sizeof(detail::BlurPush), &b.m_setLayout, &b.m_pipelineLayout);
     if (r != VK_SUCCESS) return r;
 
+    // Both kernels' specialization constants: 0 = sRGB, 1 = shared-memory slots (blur.comp's
+    // texels, blur_grid.comp's words).
+    struct Spec {
+        VkBool32 srgb;
+        std::uint32_t shared;
+    } spec{fmt->srgb ? VK_TRUE : VK_FALSE, 0};
+    const VkSpecializationMapEntry entries[2] = {{0, offsetof(Spec, srgb), sizeof(VkBool32)},
+                                                 {1, offsetof(Spec, shared), sizeof(std::uint32_t)}};
+    const VkSpecializationInfo specInfo{2, entries, sizeof(Spec), &spec};
+
     const std::uint32_t budgets[kBudgets] = {16u * 1024u, 24u * 1024u, 48u * 1024u};
     for (std::uint32_t i = 0; i < kBudgets; ++i) {
         const std::uint32_t bytes = std::min(budgets[i], sharedBytes);
         if (i > 0 && bytes <= budgets[i - 1]) break; // the device has no more
         b.m_sharedTexels[i] = (bytes - detail::kBlurSharedFixedBytes) / fmt->slotBytes;
-        struct Spec {
-            VkBool32 srgb;
-            std::uint32_t sharedTexels;
-        } spec{fmt->srgb ? VK_TRUE : VK_FALSE, b.m_sharedTexels[i]};
-        VkSpecializationMapEntry entries[2] = {{0, offsetof(Spec, srgb), sizeof(VkBool32)},
-                                               {1, offsetof(Spec, sharedTexels), sizeof(std::uint32_t)}};
-        VkSpecializationInfo specInfo{2, entries, sizeof(Spec), &spec};
+        spec.shared = b.m_sharedTexels[i];
         r = detail::createComputePipeline(device, fn, fmt->code, fmt->bytes, &specInfo, b.m_pipelineLayout,
                                           &b.m_pipelines[i]);
         if (r != VK_SUCCESS) return r;
@@ -411,15 +417,9 @@ inline VkResult Blurrer::create(const Device& device, const BlurrerCreateInfo& i
     r = detail::createPushLayouts(device, fn, gridBindings, 3, sizeof(detail::BlurGridPush), &b.m_gridSetLayout,
                                   &b.m_gridPipelineLayout);
     if (r != VK_SUCCESS) return r;
-    struct GridSpec {
-        VkBool32 srgb;
-        std::uint32_t sharedWords;
-    } gridSpec{fmt->srgb ? VK_TRUE : VK_FALSE, detail::kBlurGridSharedBytes / 4};
-    VkSpecializationMapEntry gridEntries[2] = {{0, offsetof(GridSpec, srgb), sizeof(VkBool32)},
-                                               {1, offsetof(GridSpec, sharedWords), sizeof(std::uint32_t)}};
-    VkSpecializationInfo gridSpecInfo{2, gridEntries, sizeof(GridSpec), &gridSpec};
+    spec.shared = detail::kBlurGridSharedBytes / 4;
     for (int pass = 0; pass < 3; ++pass) {
-        r = detail::createComputePipeline(device, fn, fmt->gridCode[pass], fmt->gridBytes[pass], &gridSpecInfo,
+        r = detail::createComputePipeline(device, fn, fmt->gridCode[pass], fmt->gridBytes[pass], &specInfo,
                                           b.m_gridPipelineLayout, &b.m_gridPasses[pass]);
         if (r != VK_SUCCESS) return r;
     }
