@@ -20,8 +20,8 @@
 //
 // Ranking. Subgroup s owns a run of kKeysPerThread * gl_SubgroupSize consecutive keys of the tile
 // and ranks them one subgroup-wide row at a time: eight ballots find the lanes with the same digit,
-// the lowest of them adds their number to the subgroup's per-digit counter (16-bit halves in shared
-// memory), and each lane's rank is the counter before the add plus the same-digit lanes below it.
+// the lowest of them adds their number to the subgroup's per-digit counter (in shared memory), and
+// each lane's rank is the counter before the add plus the same-digit lanes below it.
 // At most kMaxSlots counters sets exist; with more subgroups than that (subgroup sizes 4 and 8)
 // consecutive subgroups share a set and take turns, so a set always counts its keys in input order.
 // Nothing assumes a subgroup size (4 to 128) or how invocations map to subgroups; the pipelines
@@ -343,9 +343,10 @@ void main()
 
 #else // --------------------------------------------------------------------------------- scatter
 
-// Counter sets of the ranking (kMaxSlots * 128 words), then the staging of the sorted tile.
-shared uint sMem[kTileKeys];
-shared uint sCount[256];      // keys of each digit in the tile
+// Counter sets of the ranking (kMaxSlots * 256 words, and 256 words that lanes without a count
+// to add touch instead), then the staging of the sorted tile.
+const uint kCounterWords = kMaxSlots * 256u;
+shared uint sMem[kCounterWords + kGroupSize];
 shared uint sDigitStart[256]; // first position of each digit in the sorted tile
 shared uint sBase[256];       // output position of sorted-tile position 0 of each digit
 shared uint sTile;
@@ -419,23 +420,40 @@ void main()
     uint turn = gl_SubgroupID / slots;
     uint runStart = tile * kTileKeys + (slot * turns + turn) * kKeysPerThread * gl_SubgroupSize;
 
-    for (uint i = t; i < kMaxSlots * 128u; i += kGroupSize) sMem[i] = 0u;
+    for (uint i = t; i < slots * 256u; i += kGroupSize) sMem[i] = 0u;
 
+    // Values are read only when they are written (below), so that they hold no registers here.
+    // All loads first, then the first pass's key transform: a transform inside the loop that loads
+    // made the NVIDIA compiler wait for each load before issuing the next (7x the load time).
     uvec2 key[kKeysPerThread];
-    uint value[kKeysPerThread][2];
     [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) {
         uint i = runStart + j * gl_SubgroupSize + lane;
-        key[j] = i < n ? loadKey(i) : uvec2(0u);
-        for (uint w = 0u; w < kValueWords; ++w) value[j][w] = i < n ? valuesIn[i * kValueWords + w] : 0u;
+        key[j] = i < n ? uvec2(keysIn[i * kKeyWords], kKeyWords == 2u ? keysIn[i * kKeyWords + 1u] : 0u) : uvec2(0u);
+    }
+    if ((pc.flags & kFlagFirst) != 0u) {
+        [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) key[j] = toOrdered(key[j]);
     }
     if (passIsUniform(n, shift, bits)) { // uniform in the workgroup: the sorted tile is the tile
+        // Each value word's loads all issued before its stores (the stores may alias them).
+        for (uint w = 0u; w < kValueWords; ++w) {
+            uint value[kKeysPerThread];
+            [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) {
+                uint i = runStart + j * gl_SubgroupSize + lane;
+                value[j] = i < n ? valuesIn[i * kValueWords + w] : 0u;
+            }
+            [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) {
+                uint i = runStart + j * gl_SubgroupSize + lane;
+                if (i < n) valuesOut[i * kValueWords + w] = value[j];
+            }
+        }
+        if (last) {
+            [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) key[j] = fromOrdered(key[j]);
+        }
         [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) {
             uint i = runStart + j * gl_SubgroupSize + lane;
             if (i >= n) continue;
-            uvec2 k = last ? fromOrdered(key[j]) : key[j];
-            keysOut[i * kKeyWords] = k.x;
-            if (kKeyWords == 2u) keysOut[i * kKeyWords + 1u] = k.y;
-            for (uint w = 0u; w < kValueWords; ++w) valuesOut[i * kValueWords + w] = value[j][w];
+            keysOut[i * kKeyWords] = key[j].x;
+            if (kKeyWords == 2u) keysOut[i * kKeyWords + 1u] = key[j].y;
         }
         return;
     }
@@ -453,30 +471,20 @@ void main()
                 // Without a branch, so that the rows' ballots overlap the atomics before them:
                 // the other lanes add 0 to a word of their own above the counter sets.
                 bool add = i < n && lane == leader;
-                uint before = atomicAdd(sMem[add ? slot * 128u + (d >> 1) : kMaxSlots * 128u + t],
-                                        add ? count << ((d & 1u) * 16u) : 0u);
-                before = subgroupShuffle(before, leader);
-                rank[j] = ((before >> ((d & 1u) * 16u)) & 0xFFFFu) + below;
+                uint before = atomicAdd(sMem[add ? slot * 256u + d : kCounterWords + t], add ? count : 0u);
+                rank[j] = subgroupShuffle(before, leader) + below;
             }
         }
         barrier();
     }
 
-    // Per digit: the keys in earlier slots (in place, 16-bit halves) and in the whole tile.
-    if (t < 128u) {
-        uint lo = 0u, hi = 0u;
-        for (uint s = 0u; s < slots; ++s) {
-            uint c = sMem[s * 128u + t];
-            sMem[s * 128u + t] = lo | (hi << 16);
-            lo += c & 0xFFFFu;
-            hi += c >> 16;
-        }
-        sCount[2u * t] = lo;
-        sCount[2u * t + 1u] = hi;
+    // Per digit t: the keys in earlier slots (in place) and in the whole tile.
+    uint count = 0u;
+    for (uint s = 0u; s < slots; ++s) {
+        uint c = sMem[s * 256u + t];
+        sMem[s * 256u + t] = count;
+        count += c;
     }
-    barrier();
-
-    uint count = sCount[t];
     if (kLookBack) {
         uint i = lookBackIndex(tiles, tile, t);
         atomicExchange(tileWords[i], (tile == 0u ? kInclusive : kAggregate) | count);
@@ -495,14 +503,19 @@ void main()
     uint at[kKeysPerThread];
     [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) {
         uint d = digitOfKey(key[j], shift, bits);
-        uint earlier = (sMem[slot * 128u + (d >> 1)] >> ((d & 1u) * 16u)) & 0xFFFFu;
-        at[j] = sDigitStart[d] + earlier + rank[j];
+        at[j] = sDigitStart[d] + sMem[slot * 256u + d] + rank[j];
     }
     barrier(); // the counter sets are read; sMem stages the tile now
 
     uint valid = min(n - tile * kTileKeys, kTileKeys);
     [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) {
         if (runStart + j * gl_SubgroupSize + lane < n) sMem[at[j]] = digitWord(key[j], shift);
+    }
+    // The first word of the values, read now so that the reads overlap the look-back.
+    uint value[kKeysPerThread];
+    [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) {
+        uint i = runStart + j * gl_SubgroupSize + lane;
+        value[j] = kValueWords > 0u && i < n ? valuesIn[i * kValueWords] : 0u;
     }
     if (kLookBack) {
         // Add up the counts of digit t in earlier tiles, nearest first, until an inclusive one:
@@ -568,20 +581,33 @@ void main()
         }
         barrier();
     }
+    // (The last pass's transform in a loop of its own, as for the loads.)
+    uvec2 outKey[kKeysPerThread];
+    [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) {
+        uint p = j * kGroupSize + t;
+        outKey[j] = uvec2(word[j], 0u);
+        if (kKeyWords == 2u) outKey[j] = other == 1u ? uvec2(word[j], sMem[p]) : uvec2(sMem[p], word[j]);
+    }
+    if (last) {
+        [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) outKey[j] = fromOrdered(outKey[j]);
+    }
     [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) {
         uint p = j * kGroupSize + t;
         if (p < valid) {
-            uvec2 k = uvec2(word[j], 0u);
-            if (kKeyWords == 2u) k = other == 1u ? uvec2(word[j], sMem[p]) : uvec2(sMem[p], word[j]);
-            if (last) k = fromOrdered(k);
-            keysOut[to[j] * kKeyWords] = k.x;
-            if (kKeyWords == 2u) keysOut[to[j] * kKeyWords + 1u] = k.y;
+            keysOut[to[j] * kKeyWords] = outKey[j].x;
+            if (kKeyWords == 2u) keysOut[to[j] * kKeyWords + 1u] = outKey[j].y;
         }
     }
     for (uint w = 0u; w < kValueWords; ++w) {
+        if (w > 0u) {
+            [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) {
+                uint i = runStart + j * gl_SubgroupSize + lane;
+                value[j] = i < n ? valuesIn[i * kValueWords + w] : 0u;
+            }
+        }
         barrier();
         [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) {
-            if (runStart + j * gl_SubgroupSize + lane < n) sMem[at[j]] = value[j][w];
+            if (runStart + j * gl_SubgroupSize + lane < n) sMem[at[j]] = value[j];
         }
         barrier();
         [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) {
