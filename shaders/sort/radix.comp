@@ -258,13 +258,26 @@ void main()
             uint i = base + j * kGroupSize + t;
             raw[j] = i < n ? uvec2(keysIn[i * kKeyWords], kKeyWords == 2u ? keysIn[i * kKeyWords + 1u] : 0u) : uvec2(0u);
         }
+        if (copy) {
+            // Each value word's loads all issued before its stores (the stores may alias them).
+            for (uint w = 0u; w < kValueWords; ++w) {
+                uint value[kKeysPerThread];
+                [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) {
+                    uint i = base + j * kGroupSize + t;
+                    value[j] = i < n ? valuesIn[i * kValueWords + w] : 0u;
+                }
+                [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) {
+                    uint i = base + j * kGroupSize + t;
+                    if (i < n) valuesOut[i * kValueWords + w] = value[j];
+                }
+            }
+        }
         [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) {
             uint i = base + j * kGroupSize + t;
             if (i >= n) continue;
             if (copy) {
                 keysOut[i * kKeyWords] = raw[j].x;
                 if (kKeyWords == 2u) keysOut[i * kKeyWords + 1u] = raw[j].y;
-                for (uint w = 0u; w < kValueWords; ++w) valuesOut[i * kValueWords + w] = valuesIn[i * kValueWords + w];
             }
             uvec2 k = toOrdered(raw[j]);
             for (uint p = 0u; p < passes; ++p) {
@@ -296,9 +309,19 @@ void main()
     if (passIsUniform(n, shift, bits)) return;
     sHist[t] = 0u;
     barrier();
+    // All kKeysPerThread loads in flight first (a load beside its atomic in one loop waits).
     uint first = tile * kTileKeys;
-    uint last = min(n, first + kTileKeys);
-    for (uint i = first + t; i < last; i += kGroupSize) atomicAdd(sHist[digitOfKey(loadKey(i), shift, bits)], 1u);
+    uvec2 key[kKeysPerThread];
+    [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) {
+        uint i = first + j * kGroupSize + t;
+        key[j] = i < n ? uvec2(keysIn[i * kKeyWords], kKeyWords == 2u ? keysIn[i * kKeyWords + 1u] : 0u) : uvec2(0u);
+    }
+    if ((pc.flags & kFlagFirst) != 0u) {
+        [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) key[j] = toOrdered(key[j]);
+    }
+    [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) {
+        if (first + j * kGroupSize + t < n) atomicAdd(sHist[digitOfKey(key[j], shift, bits)], 1u);
+    }
     barrier();
     tileWords[t * tiles + tile] = sHist[t];
 }
