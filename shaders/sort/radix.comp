@@ -46,7 +46,6 @@ const uint kKeysPerThread = 16u;
 const uint kTileKeys = kGroupSize * kKeysPerThread; // 4096
 const uint kMaxPasses = 8u;  // 64-bit keys: 8 digits (cutting digits at bit 32 never adds one)
 const uint kMaxSlots = 16u;  // counter sets of the ranking
-const uint kHistTiles = 4u;  // tiles per histogram workgroup
 
 // Key type (vkfx::SortKey), order and values, fixed at pipeline creation.
 const uint kKeyUint32 = 0u;
@@ -83,6 +82,7 @@ layout(push_constant) uniform Push {
     uint passes;   // passes of this sort
     uint beginBit; // the sorted bits of the ordered key: beginBit .. endBit - 1
     uint endBit;
+    uint histTiles; // tiles per histogram workgroup
 } pc;
 
 const uint kFlagFirst = 1u;    // keysIn hold the caller's keys (transform them when read)
@@ -213,7 +213,7 @@ void main()
     for (uint i = t; i < kHistWords + kMaxPasses; i += kGroupSize) state[i] = 0u;
     if (t == 0u) {
         uint tiles = tileCount(keyCount());
-        uvec3 h = split((tiles + kHistTiles - 1u) / kHistTiles);
+        uvec3 h = split((tiles + pc.histTiles - 1u) / pc.histTiles);
         uvec3 s = split(tiles);
         state[kDispatchWord + 0u] = h.x;
         state[kDispatchWord + 1u] = h.y;
@@ -234,7 +234,7 @@ void main()
     uint n = keyCount();
     uint tiles = tileCount(n);
     uint group = groupIndex();
-    uint groups = (tiles + kHistTiles - 1u) / kHistTiles;
+    uint groups = (tiles + pc.histTiles - 1u) / pc.histTiles;
     if (group >= groups) return; // uniform in the workgroup
     uint passes = pc.passes;
     for (uint i = t; i < passes * 256u; i += kGroupSize) sHist[i] = 0u;
@@ -250,8 +250,8 @@ void main()
 
     // kKeysPerThread loads in flight per invocation, then their digits.
     bool copy = (pc.flags & kFlagCopy) != 0u;
-    for (uint h = 0u; h < kHistTiles; ++h) {
-        uint base = (group * kHistTiles + h) * kTileKeys;
+    for (uint h = 0u; h < pc.histTiles; ++h) {
+        uint base = (group * pc.histTiles + h) * kTileKeys;
         if (base >= n) break; // uniform in the workgroup
         uvec2 raw[kKeysPerThread];
         [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) {
