@@ -190,7 +190,8 @@ void main()
     uint vRow = (tid / strip) * kOutputs;
 
     // The staged texels of each step's first round: the same row within the step and the same
-    // border-mapped column every step, found once (row << 16 | column + 1; 0xFFFF0000: none).
+    // border-mapped column every step, found once (row << 20 | column + 1, the row below 4096 and
+    // the column below 2^20; 0xFFF00000: none).
     // (Their division and column mapping in the step loop cost 5-11% of the time on an H200.)
     uint stagedCount = rows * stagedWidth;
     uint firstRound[kStageLoads];
@@ -198,7 +199,7 @@ void main()
         uint i = k * kGroupSize + tid;
         uint r = i / stagedWidth;
         int sx = borderIndex(x0 - rx + int(i - r * stagedWidth), width, pc.border);
-        firstRound[k] = i < stagedCount ? (r << 16) | uint(sx + 1) : 0xFFFF0000u;
+        firstRound[k] = i < stagedCount ? (r << 20) | uint(sx + 1) : 0xFFF00000u;
     }
 
     for (uint step = 0u; step < fillSteps + outSteps; ++step) {
@@ -213,8 +214,8 @@ void main()
                 uint i = round + k * kGroupSize + tid;
                 uint r, c;
                 if (round == 0u) {
-                    r = firstRound[k] >> 16;
-                    c = firstRound[k] & 0xFFFFu;
+                    r = firstRound[k] >> 20;
+                    c = firstRound[k] & 0xFFFFFu;
                 } else {
                     r = i / stagedWidth;
                     c = uint(borderIndex(x0 - rx + int(i - r * stagedWidth), width, pc.border) + 1);

@@ -4,10 +4,10 @@
 //
 //   0 setup:     one workgroup zeroes the digit histograms and partition tickets and writes the
 //                indirect dispatch sizes (from the GPU-side count when there is one).
-//   1 histogram: every workgroup counts the digits of all passes of a few tiles into the global
-//                histograms, zeroes its share of the look-back state, and (odd pass counts) copies
-//                the keys and values to the scratch side, so that the last pass ends in the
-//                caller's buffers.
+//   1 histogram: every workgroup counts the digits of all passes of 1 or 4 tiles (pc.histTiles)
+//                into the global histograms, zeroes its share of the look-back state, and (odd
+//                pass counts) copies the keys and values to the scratch side, so that the last pass
+//                ends in the caller's buffers.
 //   2 count:     (reduce-then-scan) tile t counts its keys per digit: counts[digit * tiles + t].
 //   3 scan:      (reduce-then-scan) workgroup d turns digit d's counts into output offsets: the
 //                digit's start (from the histogram) plus the keys of digit d in earlier tiles.
@@ -445,7 +445,8 @@ void main()
 
     for (uint i = t; i < slots * 256u; i += kGroupSize) sMem[i] = 0u;
 
-    // Values are read only when they are written (below), so that they hold no registers here.
+    // Values are read after the ranking (the first word just before the look-back), so that they
+    // hold no registers here.
     // All loads first, then the first pass's key transform: a transform inside the loop that loads
     // made the NVIDIA compiler wait for each load before issuing the next (7x the load time).
     uvec2 key[kKeysPerThread];
