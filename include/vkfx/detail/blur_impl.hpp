@@ -570,15 +570,20 @@ inline VkResult Blurrer::plan(const BlurInfo& info, const char* fn, Plan* out) c
         // The smallest shared-memory budget whose shape makes at least kGoodStep outputs per step
         // (else the shape that makes the most). Measured on an H200 (RGBA8, 3840x2160): radius 1
         // 111 us with 16 KiB against 212 with 48 KiB; radius 8 and 16 fastest with 24 KiB, 32
-        // with 48.
+        // with 48. RGBA16F at radii up to 4 takes the smallest budget whatever its shape (16-byte
+        // slots: few outputs per step, but more of the SM left to the texture cache): 3840x2160
+        // radius 1, 2, 4 with 16 KiB 174, 190, 210 us against 213, 233, 265 with 48 KiB, which
+        // radius 8 needs (335 against 425). (RGBA32F has the same slots; not measured.)
         constexpr std::uint32_t kGoodStep = 512;
+        const bool smallest = m_info.format == VK_FORMAT_R16G16B16A16_SFLOAT &&
+                              std::max(p.radius[0], p.radius[1]) <= 4;
         for (std::uint32_t i = 0; i < kBudgets && m_pipelines[i]; ++i) {
             detail::BlurLayout c = detail::blurLayout(extent, p.layers, p.radius[0], p.radius[1], m_sharedTexels[i]);
             if (c.strip * c.rows > p.layout.strip * p.layout.rows) {
                 p.layout = c;
                 p.pipeline = m_pipelines[i];
             }
-            if (p.layout.strip * p.layout.rows >= kGoodStep) break;
+            if (p.layout.strip * p.layout.rows >= kGoodStep || (smallest && p.layout.strip != 0)) break;
         }
         if (p.layout.strip == 0) {
             return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: radii %u, %u do not fit the device's shared memory", fn,
