@@ -114,6 +114,15 @@ VEC fetchSource(int x, int y, uint layer)
     return VEC_FROM4(texelFetch(src, ivec3(pc.srcOffset + ivec2(x, y), int(layer)), 0));
 }
 
+// Staged texel i of a step (rows of `stagedWidth` texels from source column `x0`): its row within
+// the step and its border-mapped source column, as row << 20 | column + 1 (the row below 4096,
+// the column below 2^20; column + 1 is 0 outside the region in kBorderConstant).
+uint stagedRowColumn(uint i, uint stagedWidth, int x0, int width)
+{
+    uint r = i / stagedWidth;
+    return (r << 20) | uint(borderIndex(x0 + int(i - r * stagedWidth), width, pc.border) + 1);
+}
+
 // kOutputs consecutive results of a 1D filter of 2r+1 taps (weights w(0..2r)), where output j
 // reads texels at(j + i), i = 0..2r. A window of kOutputs texels rotates through registers (one
 // load per tap): the main loop takes kOutputs taps per round, so that every window index is a
@@ -190,16 +199,13 @@ void main()
     uint vRow = (tid / strip) * kOutputs;
 
     // The staged texels of each step's first round: the same row within the step and the same
-    // border-mapped column every step, found once (row << 20 | column + 1, the row below 4096 and
-    // the column below 2^20; 0xFFF00000: none).
+    // border-mapped column every step, found once (stagedRowColumn; 0xFFF00000: none).
     // (Their division and column mapping in the step loop cost 5-11% of the time on an H200.)
     uint stagedCount = rows * stagedWidth;
     uint firstRound[kStageLoads];
     [[unroll]] for (uint k = 0u; k < kStageLoads; ++k) {
         uint i = k * kGroupSize + tid;
-        uint r = i / stagedWidth;
-        int sx = borderIndex(x0 - rx + int(i - r * stagedWidth), width, pc.border);
-        firstRound[k] = i < stagedCount ? (r << 20) | uint(sx + 1) : 0xFFF00000u;
+        firstRound[k] = i < stagedCount ? stagedRowColumn(i, stagedWidth, x0 - rx, width) : 0xFFF00000u;
     }
 
     for (uint step = 0u; step < fillSteps + outSteps; ++step) {
@@ -212,16 +218,9 @@ void main()
             VEC loaded[kStageLoads];
             [[unroll]] for (uint k = 0u; k < kStageLoads; ++k) {
                 uint i = round + k * kGroupSize + tid;
-                uint r, c;
-                if (round == 0u) {
-                    r = firstRound[k] >> 20;
-                    c = firstRound[k] & 0xFFFFFu;
-                } else {
-                    r = i / stagedWidth;
-                    c = uint(borderIndex(x0 - rx + int(i - r * stagedWidth), width, pc.border) + 1);
-                }
-                int sx = int(c) - 1;
-                int sy = borderIndex(firstRow + int(r), height, pc.border);
+                uint rc = round == 0u ? firstRound[k] : stagedRowColumn(i, stagedWidth, x0 - rx, width);
+                int sx = int(rc & 0xFFFFFu) - 1;
+                int sy = borderIndex(firstRow + int(rc >> 20), height, pc.border);
                 loaded[k] = (i >= stagedCount || sx < 0 || sy < 0) ? constantColor() : fetchSource(sx, sy, layer);
             }
             [[unroll]] for (uint k = 0u; k < kStageLoads; ++k) {

@@ -144,10 +144,44 @@ uvec2 fromOrdered(uvec2 u)
     return u;
 }
 
+// Key i as stored, and as the pass compares it (the first pass transforms it when it reads it).
+uvec2 rawKey(uint i) { return uvec2(keysIn[i * kKeyWords], kKeyWords == 2u ? keysIn[i * kKeyWords + 1u] : 0u); }
 uvec2 loadKey(uint i)
 {
-    uvec2 k = uvec2(keysIn[i * kKeyWords], kKeyWords == 2u ? keysIn[i * kKeyWords + 1u] : 0u);
+    uvec2 k = rawKey(i);
     return (pc.flags & kFlagFirst) != 0u ? toOrdered(k) : k;
+}
+
+// The kKeysPerThread keys first + j * stride (those below n; the others 0), as the pass compares
+// them. All loads are issued first, then the first pass's transform: a transform inside the loop
+// that loads made the NVIDIA compiler wait for each load before issuing the next (7x the load
+// time of float keys).
+void loadKeys(uint first, uint stride, uint n, out uvec2 key[kKeysPerThread])
+{
+    [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) {
+        uint i = first + j * stride;
+        key[j] = i < n ? rawKey(i) : uvec2(0u);
+    }
+    if ((pc.flags & kFlagFirst) != 0u) {
+        [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) key[j] = toOrdered(key[j]);
+    }
+}
+
+// Copies the values of keys first + j * stride (those below n) from valuesIn to valuesOut, each
+// word's loads all issued before its stores (the stores may alias them).
+void copyValues(uint first, uint stride, uint n)
+{
+    for (uint w = 0u; w < kValueWords; ++w) {
+        uint value[kKeysPerThread];
+        [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) {
+            uint i = first + j * stride;
+            value[j] = i < n ? valuesIn[i * kValueWords + w] : 0u;
+        }
+        [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) {
+            uint i = first + j * stride;
+            if (i < n) valuesOut[i * kValueWords + w] = value[j];
+        }
+    }
 }
 
 // The word of an ordered key that holds bit `shift`, and the digit there.
@@ -256,22 +290,9 @@ void main()
         uvec2 raw[kKeysPerThread];
         [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) {
             uint i = base + j * kGroupSize + t;
-            raw[j] = i < n ? uvec2(keysIn[i * kKeyWords], kKeyWords == 2u ? keysIn[i * kKeyWords + 1u] : 0u) : uvec2(0u);
+            raw[j] = i < n ? rawKey(i) : uvec2(0u);
         }
-        if (copy) {
-            // Each value word's loads all issued before its stores (the stores may alias them).
-            for (uint w = 0u; w < kValueWords; ++w) {
-                uint value[kKeysPerThread];
-                [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) {
-                    uint i = base + j * kGroupSize + t;
-                    value[j] = i < n ? valuesIn[i * kValueWords + w] : 0u;
-                }
-                [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) {
-                    uint i = base + j * kGroupSize + t;
-                    if (i < n) valuesOut[i * kValueWords + w] = value[j];
-                }
-            }
-        }
+        if (copy) copyValues(base + t, kGroupSize, n);
         [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) {
             uint i = base + j * kGroupSize + t;
             if (i >= n) continue;
@@ -312,13 +333,7 @@ void main()
     // All kKeysPerThread loads in flight first (a load beside its atomic in one loop waits).
     uint first = tile * kTileKeys;
     uvec2 key[kKeysPerThread];
-    [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) {
-        uint i = first + j * kGroupSize + t;
-        key[j] = i < n ? uvec2(keysIn[i * kKeyWords], kKeyWords == 2u ? keysIn[i * kKeyWords + 1u] : 0u) : uvec2(0u);
-    }
-    if ((pc.flags & kFlagFirst) != 0u) {
-        [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) key[j] = toOrdered(key[j]);
-    }
+    loadKeys(first + t, kGroupSize, n, key);
     [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) {
         if (first + j * kGroupSize + t < n) atomicAdd(sHist[digitOfKey(key[j], shift, bits)], 1u);
     }
@@ -447,29 +462,10 @@ void main()
 
     // Values are read after the ranking (the first word just before the look-back), so that they
     // hold no registers here.
-    // All loads first, then the first pass's key transform: a transform inside the loop that loads
-    // made the NVIDIA compiler wait for each load before issuing the next (7x the load time).
     uvec2 key[kKeysPerThread];
-    [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) {
-        uint i = runStart + j * gl_SubgroupSize + lane;
-        key[j] = i < n ? uvec2(keysIn[i * kKeyWords], kKeyWords == 2u ? keysIn[i * kKeyWords + 1u] : 0u) : uvec2(0u);
-    }
-    if ((pc.flags & kFlagFirst) != 0u) {
-        [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) key[j] = toOrdered(key[j]);
-    }
+    loadKeys(runStart + lane, gl_SubgroupSize, n, key);
     if (passIsUniform(n, shift, bits)) { // uniform in the workgroup: the sorted tile is the tile
-        // Each value word's loads all issued before its stores (the stores may alias them).
-        for (uint w = 0u; w < kValueWords; ++w) {
-            uint value[kKeysPerThread];
-            [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) {
-                uint i = runStart + j * gl_SubgroupSize + lane;
-                value[j] = i < n ? valuesIn[i * kValueWords + w] : 0u;
-            }
-            [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) {
-                uint i = runStart + j * gl_SubgroupSize + lane;
-                if (i < n) valuesOut[i * kValueWords + w] = value[j];
-            }
-        }
+        copyValues(runStart + lane, gl_SubgroupSize, n);
         if (last) {
             [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) key[j] = fromOrdered(key[j]);
         }
