@@ -7,7 +7,10 @@
 // Blur (`vkfx-bench blur`). vkfx::Blurrer::record of a Gaussian blur (radius r = 1, 2, 4, .. 64
 // taps each side on both axes, sigma = r / 3, clamp to edge, one layer) of a 3840x2160 and a
 // 1920x1080 noise image, R8G8B8A8_UNORM and R16G16B16A16_SFLOAT, into a second image of the
-// format; against, in the same run on the same images, the two-pass blur engines write today: a
+// format, with BlurMethod::Auto and the scratch scratchRequirements asks for (column "m": the
+// method it took, "dir" or "dec"); rows "r18 direct", "r32 direct", "r64 direct" force the
+// Direct method and "r24 decimated", "r192 decimated", "r600 decimated" the Decimated one;
+// against, in the same run on the same images, the two-pass blur engines write today: a
 // compute pass that blurs horizontally (one texel per invocation, 2r + 1 texelFetch taps, 16x16
 // workgroups) into an intermediate image of the format, an image barrier, and the vertical pass
 // into the destination (examples/bench/blur2.comp). Each row gives both medians, vkfx's minimum
@@ -15,7 +18,7 @@
 // written once at the copy ceiling), the arithmetic time (2 (2r + 1) FMAs per channel per texel
 // at the FMA rate, measured in the same run by examples/bench/fma.comp and printed in the
 // header), their maximum and that over vkfx's median. Rows: "blur rgba8 3840x2160 r8".
-// --quick: only 256x256 R8G8B8A8_UNORM at r = 1 and 8.
+// --quick: only 256x256 R8G8B8A8_UNORM at r = 1, 8, 32 (Auto) and 64 (Decimated).
 //
 // Sort (`vkfx-bench sort`). vkfx::Sorter::record of n = 2^16 .. 2^28 uint32 and float32 keys,
 // alone and with 32-bit values, on both paths (Onesweep, reduce-then-scan), plus recordIndirect
@@ -366,26 +369,26 @@ struct BlurCase {
     std::uint32_t width, height;
     std::uint32_t radius;
     bool quick;
-    vkfx::BlurMethod method = vkfx::BlurMethod::Direct;
+    vkfx::BlurMethod method = vkfx::BlurMethod::Auto;
     std::uint32_t layers = 1;
     float sigma() const { return static_cast<float>(radius) / 3.0f; }
 };
 
-// The full run's rows, or --quick's (256x256 RGBA8 at r = 1 and 8: seconds on lavapipe).
+// The full run's rows, or --quick's (256x256 RGBA8 at r = 1, 8, 32 and 64: seconds on lavapipe).
 std::vector<BlurCase> allBlurCases(bool quick) {
     std::vector<BlurCase> cases;
+    using M = vkfx::BlurMethod;
     auto add = [&](const Format &f, const char *label, std::uint32_t w, std::uint32_t h,
-                   std::uint32_t r, bool decimated = false) {
+                   std::uint32_t r, M method = M::Auto) {
+        const char *suffix = method == M::Direct ? " direct" : method == M::Decimated ? " decimated" : "";
         const std::string name = std::string("blur ") + label + " " + std::to_string(w) + "x" +
-                                 std::to_string(h) + " r" + std::to_string(r) +
-                                 (decimated ? " decimated" : "");
-        cases.push_back({name, f, 4, w, h, r, quick,
-                         decimated ? vkfx::BlurMethod::Decimated : vkfx::BlurMethod::Direct});
+                                 std::to_string(h) + " r" + std::to_string(r) + suffix;
+        cases.push_back({name, f, 4, w, h, r, quick, method});
     };
     if (quick) {
-        for (std::uint32_t r : {1u, 8u})
+        for (std::uint32_t r : {1u, 8u, 32u})
             add(kRgba8, "rgba8", 256, 256, r);
-        add(kRgba8, "rgba8", 256, 256, 64, true);
+        add(kRgba8, "rgba8", 256, 256, 64, M::Decimated);
         return cases;
     }
     const std::pair<Format, const char *> formats[] = {{kRgba8, "rgba8"}, {kRgba16f, "rgba16f"}};
@@ -394,8 +397,10 @@ std::vector<BlurCase> allBlurCases(bool quick) {
         for (const VkExtent2D &size : sizes) {
             for (std::uint32_t r = 1; r <= 64; r *= 2)
                 add(format, label, size.width, size.height, r);
-            for (std::uint32_t r : {24u, 32u, 64u, 192u, 600u})
-                add(format, label, size.width, size.height, r, true);
+            for (std::uint32_t r : {18u, 32u, 64u})
+                add(format, label, size.width, size.height, r, M::Direct);
+            for (std::uint32_t r : {24u, 192u, 600u})
+                add(format, label, size.width, size.height, r, M::Decimated);
         }
     }
     return cases;
@@ -476,7 +481,8 @@ class Runner {
 
     // The Blurrer for `format` (created on first use).
     VkResult blurrer(VkFormat format, const vkfx::Blurrer **out);
-    Timing measureBlurVkfx(const BlurCase &c, const TestImage &src, const TestImage &dst);
+    Timing measureBlurVkfx(const BlurCase &c, const TestImage &src, const TestImage &dst,
+                           bool *decimated);
     Timing measureTwoPass(const BlurCase &c, const TestImage &src, const TestImage &mid,
                           const TestImage &dst);
 
@@ -1216,7 +1222,10 @@ VkResult Runner::blurrer(VkFormat format, const vkfx::Blurrer **out) {
     return VK_SUCCESS;
 }
 
-Timing Runner::measureBlurVkfx(const BlurCase &c, const TestImage &src, const TestImage &dst) {
+// `decimated`: set to whether the record took the Decimated method (Auto takes it for large
+// sigmas when given scratch, which the bench gives wherever scratchRequirements asks for it).
+Timing Runner::measureBlurVkfx(const BlurCase &c, const TestImage &src, const TestImage &dst,
+                               bool *decimated) {
     const vkfx::Blurrer *blur = nullptr;
     VkResult r = blurrer(c.format.format, &blur);
     vkfx::BlurTarget source, destination;
@@ -1248,6 +1257,7 @@ Timing Runner::measureBlurVkfx(const BlurCase &c, const TestImage &src, const Te
                         .method = c.method};
     Buffer scratch;
     const vkfx::ScratchRequirements req = blur->scratchRequirements(info);
+    *decimated = req.size > 0;
     if (req.size > 0) {
         r = createBuffer(m_gpu, req.size, req.usage, &scratch);
         if (r != VK_SUCCESS)
@@ -1309,9 +1319,6 @@ BlurRow Runner::runBlur(const BlurCase &c) {
     const double texels = double(c.width) * double(c.height) * c.layers;
     row.bytes = 2.0 * texels * c.format.bytesPerTexel;
     row.decimated = c.method == vkfx::BlurMethod::Decimated;
-    // The Decimated method's roofline is the bandwidth floor alone (its arithmetic does not grow
-    // with r).
-    row.fmas = row.decimated ? 0.0 : 2.0 * (2.0 * c.radius + 1.0) * c.channels * texels;
 
     // The source (noise, SHADER_READ_ONLY_OPTIMAL), the two-pass blur's intermediate and the
     // destination (GENERAL).
@@ -1328,13 +1335,16 @@ BlurRow Runner::runBlur(const BlurCase &c) {
         recordToGeneral(cmd, dst);
         submitAndWait(m_gpu);
         lap("fill");
-        row.vkfx = measureBlurVkfx(c, src, dst);
+        row.vkfx = measureBlurVkfx(c, src, dst, &row.decimated);
         lap("vkfx");
         row.twoPass = measureTwoPass(c, src, mid, dst);
         lap("2-pass");
     }
     for (TestImage *image : {&src, &mid, &dst})
         destroyImage(*image);
+    // The Decimated method's roofline is the bandwidth floor alone (its arithmetic does not grow
+    // with r).
+    row.fmas = row.decimated ? 0.0 : 2.0 * (2.0 * c.radius + 1.0) * c.channels * texels;
     return row;
 }
 

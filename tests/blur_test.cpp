@@ -851,8 +851,11 @@ TEST_F(BlurTest, AutoTakesDecimatedAboveTheDirectMaximum) {
     ASSERT_TRUE(job.create());
     vkfx::BlurInfo i = job.info();
     EXPECT_GT(blur->scratchRequirements(i).size, 0u);
-    i.sigmaX = i.sigmaY = 42.0f; // radius 126: Direct, no scratch
+    i.sigmaX = i.sigmaY = 42.0f; // radius 126: Decimated too (sigma >= 6), given scratch
+    EXPECT_GT(blur->scratchRequirements(i).size, 0u);
+    i.sigmaX = i.sigmaY = 4.0f; // spacing 1: Direct, no scratch
     EXPECT_EQ(blur->scratchRequirements(i).size, 0u);
+    i.sigmaX = i.sigmaY = 42.0f;
     i.method = vkfx::BlurMethod::Decimated;
     EXPECT_GT(blur->scratchRequirements(i).size, 0u);
     i.method = vkfx::BlurMethod::Direct;
@@ -862,7 +865,62 @@ TEST_F(BlurTest, AutoTakesDecimatedAboveTheDirectMaximum) {
     i.radiusX = i.radiusY = 100;
     EXPECT_EQ(blur->scratchRequirements(i).size, 0u);
     runCase(c); // Auto, with scratch: Decimated
+}
 
+// Below kMaxRadius, Auto takes the Decimated method where it is faster: both axes decimated
+// (spacing floor(sigma / 3) >= 2), scratch given, channels of at most 16 bits. Otherwise Direct
+// (exact: checked without the Decimated bound's slack).
+TEST_F(BlurTest, AutoTakesDecimatedFromSigmaSixWithScratch) {
+    BlurCase c;
+    c.extent = {53, 47};
+    c.sigmaX = c.sigmaY = 7.0f; // spacing 2 on both axes
+    c.scratch = true;
+    c.content = BlurCase::Content::HotPixels;
+    const vkfx::Blurrer *blur = cachedBlurrer(c.format);
+    ASSERT_NE(blur, nullptr);
+    {
+        Job job(c);
+        ASSERT_TRUE(job.create());
+        vkfx::BlurInfo i = job.info();
+        EXPECT_GT(blur->scratchRequirements(i).size, 0u);
+        i.method = vkfx::BlurMethod::Direct;
+        EXPECT_EQ(blur->scratchRequirements(i).size, 0u);
+        i.method = vkfx::BlurMethod::Auto;
+        i.sigmaX = i.sigmaY = 6.0f; // spacing 2: the smallest sigma decimated
+        EXPECT_GT(blur->scratchRequirements(i).size, 0u);
+        i.sigmaX = i.sigmaY = 5.9f; // spacing 1: Direct
+        EXPECT_EQ(blur->scratchRequirements(i).size, 0u);
+        i.sigmaX = 20.0f; // one axis only: Direct
+        EXPECT_EQ(blur->scratchRequirements(i).size, 0u);
+        i.sigmaX = i.sigmaY = 8.0f;
+        i.radiusX = i.radiusY = 20; // below floor(3 sigma): not decimated, Direct
+        EXPECT_EQ(blur->scratchRequirements(i).size, 0u);
+        i.radiusX = i.radiusY = 24;
+        EXPECT_GT(blur->scratchRequirements(i).size, 0u);
+    }
+    for (VkFormat f : {VK_FORMAT_R32_SFLOAT, VK_FORMAT_R32G32B32A32_SFLOAT, VK_FORMAT_R16G16B16A16_SFLOAT}) {
+        const vkfx::Blurrer *other = cachedBlurrer(f);
+        if (!other)
+            continue; // not supported here (reported by the format tests)
+        BlurCase o = c;
+        o.format = f;
+        o.scratch = false;
+        Job job(o);
+        ASSERT_TRUE(job.create());
+        const bool fp32 = f != VK_FORMAT_R16G16B16A16_SFLOAT;
+        EXPECT_EQ(other->scratchRequirements(job.info()).size > 0, !fp32) << formatName(f);
+    }
+    runCase(c); // Auto with scratch: Decimated, within its bound
+    if (stopped())
+        return;
+    c.scratch = false; // Auto without scratch: Direct, exact
+    runCase(c);
+    if (stopped())
+        return;
+    c.format = VK_FORMAT_R16G16B16A16_SFLOAT;
+    c.scratch = true;
+    c.content = BlurCase::Content::Random;
+    runCase(c);
 }
 
 TEST_F(BlurTest, DecimatedLargeImageOnGpuMatchesReference) {

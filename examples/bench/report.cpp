@@ -488,9 +488,10 @@ void printBlurLegend(std::FILE *out) {
     static const char *const lines[] = {
         "vkfx       vkfx::Blurrer::record: Gaussian, radius r both axes, sigma r / 3, clamp to "
         "edge,",
-        "           one dispatch (horizontal result kept in shared memory)",
-        "m          dir: BlurMethod::Direct; dec: BlurMethod::Decimated (two dispatches, the",
-        "           blur on a grid sigma / 3 apart, outputs interpolated; roofline = bandwidth)",
+        "           BlurMethod::Auto with scratch (rows \"direct\" / \"decimated\": that method)",
+        "m          the method taken. dir: Direct (one dispatch, the horizontal result kept in",
+        "           shared memory); dec: Decimated (three dispatches, the blur on a grid sigma / 3",
+        "           apart, outputs interpolated; roofline = bandwidth)",
         "2-pass     a horizontal compute pass (texelFetch of the 2r + 1 taps) into an",
         "           intermediate image of the format, an image barrier, the vertical pass",
         "vs 2-pass  2-pass median / vkfx median",

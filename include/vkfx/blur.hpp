@@ -1,5 +1,5 @@
 // vkfx blur: a separable Gaussian or box blur of one image region into another image, in one
-// dispatch (two, through a scratch buffer, for Gaussians of a radius above 128).
+// dispatch (three, through a scratch buffer, for large Gaussians: BlurMethod).
 //
 //   vkfx::Blurrer blur;        // one per format and device
 //   vkfx::Blurrer::create(dev, {.format = VK_FORMAT_R8G8B8A8_SRGB}, &blur);
@@ -34,7 +34,8 @@
 // strip width and the rows per step follow from the radii and the device's shared memory.
 // Cost: one read of the region (plus halos) and one write; 2 (2r + 1) multiply-adds per channel
 // per texel at radius r. Gaussians of a radius above kMaxRadius take the Decimated method
-// (BlurMethod): the blur computed exactly on a grid of points floor(sigma / 3) apart, outputs
+// (BlurMethod), and so do those of sigma 6 and more when the caller gives scratch (Auto; 8-bit
+// and fp16 formats): the blur computed exactly on a grid of points floor(sigma / 3) apart, outputs
 // interpolated from the 4x4 grid points around them: at any sigma about 19 multiply-adds per
 // channel per texel for the vertical blur at the grid rows, far fewer for the horizontal one at
 // the grid points, 20 for the interpolation; three dispatches through a caller's scratch buffer.
@@ -65,6 +66,13 @@ enum class BlurFilter : std::uint32_t {
 // How a record computes the blur (BlurInfo::method).
 enum class BlurMethod : std::uint32_t {
     // Direct up to Blurrer::kMaxRadius, Decimated above (a Gaussian; it needs a scratch buffer).
+    // Below kMaxRadius, a Gaussian takes Decimated too when it is faster and about as exact as the
+    // format: both axes decimated with a grid spacing floor(sigma / 3) of 2 or more (sigma >= 6 and
+    // a radius of at least floor(3 sigma), the default ceil(3 sigma) included), a format with
+    // channels of 8 or 16 bits (not R32_SFLOAT or R32G32B32A32_SFLOAT), and a scratchBuffer in
+    // the BlurInfo (without one, or where the scratch would exceed maxStorageBufferRange, Direct).
+    // scratchRequirements() gives the size that choice needs. On an H200 Decimated was 1.3-2.8x
+    // faster than Direct from sigma 6 up (README, "Performance").
     Auto = 0,
     // Every output from its (2 rx + 1)(2 ry + 1) taps, in one dispatch (radius up to kMaxRadius).
     Direct = 1,
@@ -173,7 +181,8 @@ struct BlurInfo {
     BlurMethod method = BlurMethod::Auto;
     // Scratch of the Decimated method: a buffer with STORAGE_BUFFER usage, at least
     // scratchRequirements(info).size bytes from scratchOffset (a multiple of its alignment).
-    // Ignored by the Direct method.
+    // Ignored by the Direct method. With BlurMethod::Auto, giving it lets large Gaussians take the
+    // faster Decimated method (see Auto); VK_NULL_HANDLE keeps them Direct (up to kMaxRadius).
     VkBuffer scratchBuffer = VK_NULL_HANDLE;
     VkDeviceSize scratchOffset = 0;
     VkDeviceSize scratchSize = VK_WHOLE_SIZE;
@@ -217,9 +226,11 @@ public:
     bool valid() const { return m_device != nullptr; }
 
     // The scratch buffer record(info) needs: size 0 when it takes the Direct method, or when info
-    // is invalid (the reason in lastError(), as record() would give it). The size grows with the region and layers and shrinks
-    // as sigma grows: about 16 bytes (4 channels; 4 for 1) per texel of the region divided by
-    // max(1, floor(sigmaX / 3)).
+    // is invalid (the reason in lastError(), as record() would give it). For BlurMethod::Auto it
+    // answers for a record that is given scratch: a non-zero size means Auto takes the Decimated
+    // method once info.scratchBuffer is set. The size grows with the region and layers and
+    // shrinks as sigma grows: about 16 bytes (4 channels; 4 for 1) per texel of the region divided
+    // by max(1, floor(sigmaX / 3)).
     ScratchRequirements scratchRequirements(const BlurInfo& info) const;
 
     // Records the blur described by `info` for every layer of the targets.
@@ -246,7 +257,8 @@ public:
 private:
     struct Plan;
     void swap(Blurrer& other) noexcept;
-    VkResult plan(const BlurInfo& info, const char* fn, Plan* out) const;
+    // withScratch: the caller gives scratch (Auto may then take the Decimated method).
+    VkResult plan(const BlurInfo& info, const char* fn, bool withScratch, Plan* out) const;
 
     // One pipeline per shared-memory budget (16, 24, 48 KiB where the device has them): small
     // radii run fastest with little shared memory per workgroup, large ones need more.
