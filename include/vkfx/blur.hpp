@@ -276,6 +276,7 @@ private:
     VkDescriptorSetLayout m_gridSetLayout = VK_NULL_HANDLE;
     VkPipelineLayout m_gridPipelineLayout = VK_NULL_HANDLE;
     VkPipeline m_gridPasses[3] = {};
+    std::uint32_t m_gridStageVecs = 0; // values pass 2 can stage in shared memory
 };
 
 } // namespace vkfx

@@ -12,7 +12,8 @@
 //     taps straight from the source (the grid rows share them through the cache), a long
 //     kernel's taps split among up to 8 invocations (partial sums added in shared memory).
 //   pass 2 (VKFX_BLUR_PASS 2): F, the horizontal blur of V at the grid columns: f on the grid,
-//     the taps of a point split among up to 32 invocations where the grid is small.
+//     the taps of a point split among up to 32 invocations where the grid is small; where it fits
+//     (pc.staged), the workgroup's run of V is first staged in shared memory.
 //   pass 3 (VKFX_BLUR_PASS 3): a workgroup takes an output tile of 64 columns, loads the grid
 //     points around it and interpolates each output texel from them.
 //
@@ -35,7 +36,8 @@ layout(local_size_x = 256) in;
 layout(constant_id = 0) const bool kSrgb = false;
 #include "blur/border.glsl"
 
-// Pass 3: 32-bit words of shared memory for the grid points of a tile (sized by the host).
+// Pass 2: 32-bit words of shared memory for a staged run of V; pass 3: for the grid points of a
+// tile (both sized by the host).
 layout(constant_id = 1) const uint kSharedWords = 1024u;
 // Largest radius (the weight table of passes 1 and 2).
 const uint kMaxRadius = 1024u;
@@ -59,6 +61,7 @@ layout(push_constant) uniform Push {
     uint gridOffset;  // where F starts in the scratch (VEC elements; V starts at 0)
     uvec2 splits;     // passes 1 and 2: invocations that share a point's taps (powers of two)
     uint outRows;     // pass 3: output rows per workgroup (a multiple of 4)
+    uint staged;      // pass 2: 1 = the workgroup's run of V staged in shared memory first
 } pc;
 
 int floorDiv(int i, int n)
@@ -81,7 +84,8 @@ const uint kMaxStep = 113u;
 shared float sWeight[2u * kMaxRadius + 1u + 6u * kMaxStep];
 shared VEC sPart[kGroupSize];
 
-void loadWeights(uint axis)
+// sWeight for an axis; the caller's barrier makes it visible.
+void storeWeights(uint axis)
 {
     int r = int(pc.radius[axis]);
     int pad = 3 * int(pc.grid[axis]);
@@ -90,6 +94,11 @@ void loadWeights(uint axis)
         float d = float(i - r);
         sWeight[u] = i >= 0 && i <= 2 * r ? exp(pc.weightScale[axis] * d * d) * pc.weightNorm[axis] : 0.0;
     }
+}
+
+void loadWeights(uint axis)
+{
+    storeWeights(axis);
     barrier();
 }
 
@@ -180,11 +189,27 @@ void main()
 
 #elif VKFX_BLUR_PASS == 2
 
+// The run of V a staged workgroup reads: (4 lanes - 1) kx + 2 rx + 1 values (the host makes it
+// fit). Value j is kept at j + j / (4 kx): an invocation's taps start 4 kx values after its
+// neighbour's, and the padding makes that stride odd, so a subgroup's reads hit distinct banks.
+shared VEC sStage[kSharedWords / uint(VKFX_CHANNELS)];
+// Values each invocation stages: the run is at most kStageLoads x 256 values (the host's
+// kBlurGridStageBytes: 2048 four-channel values).
+const uint kStageLoads = 8u;
+
+// V at column x of the row starting at element v (outside the region: the border-mapped column,
+// or for Constant the colour, whose vertical weights sum to 1).
+VEC loadV(uint v, int x, int width)
+{
+    if (x >= 0 && x < width) return values[v + uint(x)];
+    int sx = borderIndex(x, width, pc.border);
+    return sx < 0 ? constantColor() : values[v + uint(sx)];
+}
+
 // Invocation: 4 consecutive grid columns of one grid row, split = tid / (256 / splits); the
 // taps of the 4 columns (2 rx + 1 + 3 kx columns of V) are split into pc.splits.y ranges.
 void main()
 {
-    loadWeights(0u);
     uint tid = gl_LocalInvocationIndex;
     uint splits = pc.splits.y;
     uint lanes = kGroupSize / splits;
@@ -201,18 +226,56 @@ void main()
     uint v = (layer * pc.gridRows + row) * uint(width);
     VEC acc[kPointsPerInvocation];
     [[unroll]] for (uint m = 0u; m < kPointsPerInvocation; ++m) acc[m] = VEC(0.0);
-    if (!live) {
+    if (pc.staged != 0u) {
+        // The whole group's run of V into shared memory with coalesced loads (lanes reading V
+        // directly are 4 kx values apart: a cache line each), then the taps from there.
+        uint lane = tid % lanes;
+        int runX = (int(gl_WorkGroupID.x * lanes) * int(kPointsPerInvocation) - 1) * k - int(pc.radius.x);
+        uint run = (lanes * kPointsPerInvocation - 1u) * uint(k) + 2u * pc.radius.x + 1u;
+        uint quad = kPointsPerInvocation * uint(k);
+        // Every load of the run first (kStageLoads per invocation cover it), then the weights
+        // while they are in flight, then the stores: one barrier for both.
+        VEC staged[kStageLoads];
+        if (runX >= 0 && runX + int(run) <= width) {
+            [[unroll]] for (uint i = 0u; i < kStageLoads; ++i) {
+                uint j = min(tid + i * kGroupSize, run - 1u);
+                staged[i] = values[v + uint(runX + int(j))];
+            }
+        } else {
+            [[unroll]] for (uint i = 0u; i < kStageLoads; ++i)
+                staged[i] = loadV(v, runX + int(min(tid + i * kGroupSize, run - 1u)), width);
+        }
+        storeWeights(0u);
+        [[unroll]] for (uint i = 0u; i < kStageLoads; ++i) {
+            uint j = tid + i * kGroupSize;
+            if (j < run) sStage[j + j / quad] = staged[i];
+        }
+        barrier();
+        if (live) {
+            // Tap t of this invocation is value lane * quad + t of the run.
+            uint base = lane * (quad + 1u);
+            uint tq = uint(tBegin) / quad, tr = uint(tBegin) % quad;
+            for (int t = tBegin; t < tEnd; ++t) {
+                VEC a = sStage[base + uint(t) + tq];
+                VKFX_ACCUMULATE(acc, t, k, a);
+                if (++tr == quad) {
+                    tr = 0u;
+                    ++tq;
+                }
+            }
+        }
+    } else {
+        loadWeights(0u);
+    }
+    if (pc.staged != 0u || !live) {
     } else if (x0 + tBegin >= 0 && x0 + tEnd <= width) {
         for (int t = tBegin; t < tEnd; ++t) {
             VEC a = values[v + uint(x0 + t)];
             VKFX_ACCUMULATE(acc, t, k, a);
         }
     } else {
-        // Outside the region V is the border-mapped column's (or, for Constant, the colour: its
-        // vertical weights sum to 1).
         for (int t = tBegin; t < tEnd; ++t) {
-            int sx = borderIndex(x0 + t, width, pc.border);
-            VEC a = sx < 0 ? constantColor() : values[v + uint(sx)];
+            VEC a = loadV(v, x0 + t, width);
             VKFX_ACCUMULATE(acc, t, k, a);
         }
     }

@@ -90,11 +90,17 @@ struct BlurGridPush {
     std::uint32_t gridOffset;
     std::uint32_t splits[2];
     std::uint32_t outRows;
+    std::uint32_t staged;
 };
 
 // Shared memory of the Decimated method's interpolation pass (the grid points of a 64-column
 // tile; 16 KiB, what every device has, holds them for every spacing with 8 rows or more).
 constexpr std::uint32_t kBlurGridSharedBytes = 16u * 1024u;
+// Pass 2's staged run of V: up to 32 KiB besides its weight table (blur_grid.comp's sWeight,
+// 2727 floats) and partial sums (256 values), as far as the device has shared memory.
+constexpr std::uint32_t kBlurGridStageBytes = 32u * 1024u;
+constexpr std::uint32_t kBlurGridStageValues = 2048u; // blur_grid.comp's kStageLoads x 256
+constexpr std::uint32_t kBlurGridPass2FixedBytes = 2727u * 4u;
 // blur_grid.comp's workgroup shapes: pass 1 32 columns x 8 (4 grid rows, split) pairs, pass 2
 // 256 / splits runs of 4 grid columns of one grid row, pass 3 64 output columns.
 constexpr std::uint32_t kBlurGridGroupSize = 256;
@@ -123,6 +129,7 @@ struct BlurGridLayout {
     std::uint32_t gridOffset = 0;   // F's first element in the scratch, after V
     std::uint32_t splits[2] = {1, 1}; // passes 1 and 2: invocations that share a point's taps
     std::uint32_t outRows = 0;      // output rows per interpolation workgroup
+    bool staged = false;            // pass 2 stages each workgroup's run of V in shared memory
     std::uint32_t groups[3][2] = {}; // x and y workgroups of each pass (z: layers)
     VkDeviceSize scratchBytes = 0;  // V (layers x gridRows x width) and F (layers x gridRows x gridCols), fp32
 };
@@ -135,8 +142,9 @@ inline std::uint32_t blurGridStep(float sigma, std::uint32_t radius)
     return std::clamp(static_cast<std::uint32_t>(std::floor(sigma / 3.0f)), 1u, kBlurGridMaxStep);
 }
 
+// stageVecs: the values pass 2 can stage (0: none).
 inline BlurGridLayout blurGridLayout(VkExtent2D extent, std::uint32_t layers, std::uint32_t rx, std::uint32_t ry,
-                                     float sigmaX, float sigmaY, const BlurFormat& format)
+                                     float sigmaX, float sigmaY, const BlurFormat& format, std::uint32_t stageVecs)
 {
     BlurGridLayout g;
     // Spacing sigma / 3 keeps the interpolation within kDecimatedError of the exact blur when
@@ -171,6 +179,20 @@ inline BlurGridLayout blurGridLayout(VkExtent2D extent, std::uint32_t layers, st
         std::uint32_t& s = g.splits[pass];
         while (s < maxSplits[pass] && taps / (2 * s) >= 16 && (invocations[pass] * s < (1u << 18) || taps / s > 128))
             s *= 2;
+    }
+    // Pass 2 stages its workgroup's run of V where it fits (padded by one value in 4 kx), with
+    // the most lanes (fewest splits) that fit. H200, RGBA8 3840x2160, pass 2 alone, unstaged /
+    // staged: spacing 2 183 / 132 us, 3 83 / 79, 7 38 / 41, 21 19 / 18; the whole method at
+    // spacing 7 and 21 the same either way (the unstaged path alone is slower in the kernel
+    // that has both).
+    for (std::uint32_t lanes = kBlurGridGroupSize; lanes >= 8 && stageVecs > 0; lanes /= 2) {
+        const std::uint64_t quad = std::uint64_t{kBlurGridPoints} * kx;
+        const std::uint64_t run = (std::uint64_t{lanes} * kBlurGridPoints - 1) * kx + 2 * std::uint64_t{rx} + 1;
+        if (run + (run - 1) / quad <= stageVecs) {
+            g.staged = true;
+            g.splits[1] = kBlurGridGroupSize / lanes;
+            break;
+        }
     }
     g.groups[0][0] = up(extent.width, kBlurGridColumns);
     g.groups[0][1] = up(g.gridRows, kBlurGridPoints * kBlurGridRows / g.splits[0]);
@@ -327,6 +349,7 @@ inline void Blurrer::swap(Blurrer& other) noexcept
     std::swap(m_gridSetLayout, other.m_gridSetLayout);
     std::swap(m_gridPipelineLayout, other.m_gridPipelineLayout);
     std::swap(m_gridPasses, other.m_gridPasses);
+    std::swap(m_gridStageVecs, other.m_gridStageVecs);
 }
 
 inline void Blurrer::destroy()
@@ -412,8 +435,8 @@ inline VkResult Blurrer::create(const Device& device, const BlurrerCreateInfo& i
         if (r != VK_SUCCESS) return r;
     }
 
-    // The Decimated method: 16 KiB of shared memory at most (the interpolation's grid points),
-    // so every device has it.
+    // The Decimated method: 16 KiB of shared memory (every device has it), and for pass 2 up to
+    // kBlurGridStageBytes more where the device has them.
     VkDescriptorSetLayoutBinding gridBindings[3] = {
         bindings[0], bindings[1],
         {detail::kBlurBindingScratch, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
@@ -421,8 +444,13 @@ inline VkResult Blurrer::create(const Device& device, const BlurrerCreateInfo& i
     r = detail::createPushLayouts(device, fn, gridBindings, 3, sizeof(detail::BlurGridPush), &b.m_gridSetLayout,
                                   &b.m_gridPipelineLayout);
     if (r != VK_SUCCESS) return r;
-    spec.shared = detail::kBlurGridSharedBytes / 4;
+    // Pass 2's staging: what the device's shared memory leaves beside its other arrays.
+    const std::uint32_t vecBytes = fmt->channels == 1 ? 4u : 16u;
+    const std::uint32_t pass2Fixed = detail::kBlurGridPass2FixedBytes + detail::kBlurGridGroupSize * vecBytes;
+    b.m_gridStageVecs = sharedBytes > pass2Fixed ? std::min(detail::kBlurGridStageBytes, sharedBytes - pass2Fixed) / vecBytes : 0;
+    b.m_gridStageVecs = std::min(b.m_gridStageVecs, detail::kBlurGridStageValues);
     for (int pass = 0; pass < 3; ++pass) {
+        spec.shared = pass == 1 ? std::max(b.m_gridStageVecs, 1u) * (vecBytes / 4) : detail::kBlurGridSharedBytes / 4;
         r = detail::createComputePipeline(device, fn, fmt->gridCode[pass], fmt->gridBytes[pass], &specInfo,
                                           b.m_gridPipelineLayout, &b.m_gridPasses[pass]);
         if (r != VK_SUCCESS) return r;
@@ -610,7 +638,7 @@ inline VkResult Blurrer::plan(const BlurInfo& info, const char* fn, bool withScr
     } else {
         for (int a = 0; a < 2; ++a) p.norm[a] = static_cast<float>(1.0 / detail::gaussianSum(sigma[a], p.radius[a]));
         p.grid = detail::blurGridLayout(extent, p.layers, p.radius[0], p.radius[1], sigma[0], sigma[1],
-                                        *detail::findBlurFormat(m_info.format));
+                                        *detail::findBlurFormat(m_info.format), m_gridStageVecs);
         if (p.grid.scratchBytes > limits.maxStorageBufferRange && autoDecimated) {
             BlurInfo direct = info;
             direct.method = BlurMethod::Direct;
@@ -749,6 +777,7 @@ inline VkResult Blurrer::record(VkCommandBuffer cmd, const BlurInfo& info) const
     push.splits[0] = g.splits[0];
     push.splits[1] = g.splits[1];
     push.outRows = g.outRows;
+    push.staged = g.staged ? 1u : 0u;
     f.vkCmdPushConstants(cmd, m_gridPipelineLayout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
     f.vkCmdDispatch(cmd, g.groups[0][0], g.groups[0][1], p.layers);
     // Passes 2 and 3 read what the pass before wrote (V, then F).
