@@ -266,17 +266,17 @@ void main()
         }
     } else {
         loadWeights(0u);
-    }
-    if (pc.staged != 0u || !live) {
-    } else if (x0 + tBegin >= 0 && x0 + tEnd <= width) {
-        for (int t = tBegin; t < tEnd; ++t) {
-            VEC a = values[v + uint(x0 + t)];
-            VKFX_ACCUMULATE(acc, t, k, a);
-        }
-    } else {
-        for (int t = tBegin; t < tEnd; ++t) {
-            VEC a = loadV(v, x0 + t, width);
-            VKFX_ACCUMULATE(acc, t, k, a);
+        if (!live) {
+        } else if (x0 + tBegin >= 0 && x0 + tEnd <= width) {
+            for (int t = tBegin; t < tEnd; ++t) {
+                VEC a = values[v + uint(x0 + t)];
+                VKFX_ACCUMULATE(acc, t, k, a);
+            }
+        } else {
+            for (int t = tBegin; t < tEnd; ++t) {
+                VEC a = loadV(v, x0 + t, width);
+                VKFX_ACCUMULATE(acc, t, k, a);
+            }
         }
     }
     [[unroll]] for (uint m = 0u; m < kPointsPerInvocation; ++m) {

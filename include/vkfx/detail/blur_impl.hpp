@@ -96,11 +96,10 @@ struct BlurGridPush {
 // Shared memory of the Decimated method's interpolation pass (the grid points of a 64-column
 // tile; 16 KiB, what every device has, holds them for every spacing with 8 rows or more).
 constexpr std::uint32_t kBlurGridSharedBytes = 16u * 1024u;
-// Pass 2's staged run of V: up to 32 KiB besides its weight table (blur_grid.comp's sWeight,
-// 2727 floats) and partial sums (256 values), as far as the device has shared memory.
+// Pass 2's staged run of V: up to 32 KiB besides its weight table and partial sums, as far as
+// the device has shared memory.
 constexpr std::uint32_t kBlurGridStageBytes = 32u * 1024u;
 constexpr std::uint32_t kBlurGridStageValues = 2048u; // blur_grid.comp's kStageLoads x 256
-constexpr std::uint32_t kBlurGridPass2FixedBytes = 2727u * 4u;
 // blur_grid.comp's workgroup shapes: pass 1 32 columns x 8 (4 grid rows, split) pairs, pass 2
 // 256 / splits runs of 4 grid columns of one grid row, pass 3 64 output columns.
 constexpr std::uint32_t kBlurGridGroupSize = 256;
@@ -111,6 +110,11 @@ constexpr std::uint32_t kBlurGridOutCols = 64;
 // The largest grid spacing (blur_grid.comp's kMaxStep, its padded weight table): floor(sigma / 3)
 // for radius kMaxDecimatedRadius >= floor(3 sigma).
 constexpr std::uint32_t kBlurGridMaxStep = 113;
+// Bytes of blur_grid.comp's weight table (sWeight: 2 kMaxRadius + 1 weights padded with 3
+// kMaxStep zeros each side), which passes 1 and 2 declare.
+constexpr std::uint32_t kBlurGridWeightBytes = (2 * Blurrer::kMaxDecimatedRadius + 1 + 6 * kBlurGridMaxStep) * 4;
+// Bytes of one value of V and F in scratch and shared memory (fp32; blur_grid.comp's VEC).
+inline std::uint32_t blurGridVecBytes(const BlurFormat& format) { return format.channels == 1 ? 4u : 16u; }
 
 // sum over i = -r..r of exp(-i^2 / (2 sigma^2)), in double.
 inline double gaussianSum(float sigma, std::uint32_t radius)
@@ -157,13 +161,13 @@ inline BlurGridLayout blurGridLayout(VkExtent2D extent, std::uint32_t layers, st
     const std::uint32_t kx = g.step[0], ky = g.step[1];
     g.gridCols = (extent.width - 1) / kx + 4;
     g.gridRows = (extent.height - 1) / ky + 4;
-    const VkDeviceSize vecBytes = format.channels == 1 ? 4 : 16;
+    const VkDeviceSize vecBytes = blurGridVecBytes(format);
     const VkDeviceSize vElements = VkDeviceSize{layers} * g.gridRows * extent.width;
     const VkDeviceSize fElements = VkDeviceSize{layers} * g.gridRows * g.gridCols;
     g.gridOffset = static_cast<std::uint32_t>(std::min<VkDeviceSize>(vElements, UINT32_MAX));
     g.scratchBytes = (vElements + fElements) * vecBytes;
     // The grid points a pass-3 tile interpolates from: at most (63 / kx + 5) x ((outRows - 1) / ky + 5).
-    const std::uint32_t sharedWords = kBlurGridSharedBytes / 4, vecWords = format.channels == 1 ? 1 : 4;
+    const std::uint32_t sharedWords = kBlurGridSharedBytes / 4, vecWords = blurGridVecBytes(format) / 4;
     for (g.outRows = 64; g.outRows > 4; g.outRows /= 2) {
         if (((kBlurGridOutCols - 1) / kx + 5) * ((g.outRows - 1) / ky + 5) * vecWords <= sharedWords) break;
     }
@@ -445,8 +449,8 @@ inline VkResult Blurrer::create(const Device& device, const BlurrerCreateInfo& i
                                   &b.m_gridPipelineLayout);
     if (r != VK_SUCCESS) return r;
     // Pass 2's staging: what the device's shared memory leaves beside its other arrays.
-    const std::uint32_t vecBytes = fmt->channels == 1 ? 4u : 16u;
-    const std::uint32_t pass2Fixed = detail::kBlurGridPass2FixedBytes + detail::kBlurGridGroupSize * vecBytes;
+    const std::uint32_t vecBytes = detail::blurGridVecBytes(*fmt);
+    const std::uint32_t pass2Fixed = detail::kBlurGridWeightBytes + detail::kBlurGridGroupSize * vecBytes;
     b.m_gridStageVecs = sharedBytes > pass2Fixed ? std::min(detail::kBlurGridStageBytes, sharedBytes - pass2Fixed) / vecBytes : 0;
     b.m_gridStageVecs = std::min(b.m_gridStageVecs, detail::kBlurGridStageValues);
     for (int pass = 0; pass < 3; ++pass) {
