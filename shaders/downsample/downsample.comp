@@ -101,7 +101,7 @@ layout(push_constant) uniform Push {
     uint counterOffset2;   // counters of the level-18 blocks
     uint dataOffset6;      // published level-6 texels, all layers
     uint dataOffset12;     // published level-12 texels
-    uint pairs;            // 1: a workgroup reduces a 2x2 of blocks; 0: one block
+    uint pairs;            // 1: a workgroup holds a 2x2 of regular blocks; 0: one block
 } pc;
 
 // Level +1 of a regular block (32x32), or level +2 of an edge block (up to 31x31), and the levels
@@ -824,32 +824,33 @@ void publishShared(uint level, uvec2 block, uint layer)
     if (gl_LocalInvocationIndex == 0u) publish(level, block, layer, sharedLoad(0u));
 }
 
-// Which blocks a workgroup holds: group (i, j) reduces the blocks (2i + x, 2j + y), x, y in {0, 1}
-// (or block (i, j) alone when pc.pairs is 0: small images, where more workgroups beat fewer
-// tickets), where (i, j) is its place in the dispatch - except that when the image has edge blocks
-// (which fold odd leftovers and take longer than regular ones), the groups that hold them come
-// first in dispatch order, the bottom-right corner first of all, so that they start in the first
-// wave instead of finishing last (H200, RGBA8: 1920x1080 20.6 -> 17.2 us, 4095^2 68.9 -> 54.8).
-uvec2 groupBlocks()
+// Which blocks a workgroup holds. Edge blocks (the bottom row and the right column, which fold
+// odd leftovers and take the generic path) get a workgroup each, and those come first in dispatch
+// order, the bottom-right corner first of all, so that they start in the first wave instead of
+// finishing last. The regular blocks inside them are held a 2x2 to a workgroup (pc.pairs: fewer
+// tickets, and the next block's reads in flight during a block), or one each. Returns the first
+// block; the group holds blocks first + (k & 1, k >> 1), k < blocksHere, that are below `bound`
+// (none for the dispatch's spare groups).
+uvec2 groupBlocks(out uvec2 bound, out uint blocksHere)
 {
-    uvec2 groups = gl_NumWorkGroups.xy;
     uvec2 blocks = levelExtent(kBlockLevels);
-    bvec2 edge = notEqual(pc.extent, blocks << kBlockLevels);
-    if (!any(edge)) return gl_WorkGroupID.xy << pc.pairs;
-    uint i = gl_WorkGroupID.y * groups.x + gl_WorkGroupID.x;
-    uint inRow = edge.y ? groups.x : 0u;
-    uint inColumn = edge.x ? groups.y - (edge.y ? 1u : 0u) : 0u;
-    uvec2 g;
-    if (i < inRow) {
-        g = uvec2(groups.x - 1u - i, groups.y - 1u);
-    } else if (i < inRow + inColumn) {
-        g = uvec2(groups.x - 1u, groups.y - 1u - (edge.y ? 1u : 0u) - (i - inRow));
-    } else {
-        uint width = max(groups.x - (edge.x ? 1u : 0u), 1u);
-        i -= inRow + inColumn;
-        g = uvec2(i % width, i / width);
+    uvec2 edge = uvec2(notEqual(pc.extent, blocks << kBlockLevels));
+    blocksHere = pc.pairs != 0u ? 4u : 1u;
+    bound = blocks;
+    if (!any(bvec2(edge))) return gl_WorkGroupID.xy << pc.pairs;
+    uvec2 inner = blocks - edge; // regular blocks per axis
+    uint i = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    uint inRow = edge.y * blocks.x;
+    uint inColumn = edge.x * inner.y;
+    if (i < inRow + inColumn) {
+        blocksHere = 1u;
+        return i < inRow ? uvec2(blocks.x - 1u - i, blocks.y - 1u)
+                         : uvec2(blocks.x - 1u, inner.y - 1u - (i - inRow));
     }
-    return g << pc.pairs;
+    i -= inRow + inColumn;
+    bound = inner;
+    uint width = (inner.x + pc.pairs) >> pc.pairs;
+    return uvec2(i % width, i / width) << pc.pairs; // past `inner` for the spare groups
 }
 
 // Workgroup (i, j, layer) reduces the blocks groupBlocks() names and takes one ticket for all of
@@ -858,9 +859,9 @@ uvec2 groupBlocks()
 void main()
 {
     uint layer = gl_WorkGroupID.z;
-    uvec2 blocks = levelExtent(kBlockLevels);
-    uvec2 first = groupBlocks();
-    uint blocksHere = pc.pairs != 0u ? 4u : 1u;
+    uvec2 bound;
+    uint blocksHere;
+    uvec2 first = groupBlocks(bound, blocksHere);
     bool chainGoesOn = pc.levelCount > kBlockLevels;
     bool fast = pc.levelCount >= kBlockLevels;
 
@@ -871,11 +872,12 @@ void main()
     uint regular = 0u; // bit k: block k is regular
     for (uint k = 0u; k < blocksHere; ++k) {
         uvec2 b = first + uvec2(k & 1u, k >> 1u);
-        if (any(greaterThanEqual(b, blocks))) continue;
+        if (any(greaterThanEqual(b, bound))) continue;
         ++count;
         if (!fast || !isRegular(b, 0u)) edges |= 1u << k;
         else regular |= 1u << k;
     }
+    if (count == 0u) return; // a spare group of the dispatch
     bool used = false; // shared memory holds a block's data
     vec4 r[4];
     if (kOneReadPerFootprint && regular != 0u) {
