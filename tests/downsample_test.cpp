@@ -641,6 +641,7 @@ INSTANTIATE_TEST_SUITE_P(
                       SizeParam{{63, 65}}, SizeParam{{64, 64}}, SizeParam{{65, 64}},
                       SizeParam{{128, 32}}, SizeParam{{255, 257}}, SizeParam{{1920, 1080}},
                       SizeParam{{4095, 17}}, SizeParam{{4097, 3}}, SizeParam{{2048, 2048}},
+                      SizeParam{{4095, 2175}},
                       SizeParam{{4096, 4096}}, SizeParam{{16384, 4}}, SizeParam{{8192, 8192}}),
     [](const ::testing::TestParamInfo<SizeParam> &p) { return extentName(p.param.extent); });
 
