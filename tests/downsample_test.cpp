@@ -245,6 +245,10 @@ struct Case {
     vkfx::DownsamplerFlags flags = 0;
     VkImageLayout sourceLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
     std::uint64_t seed = 1;
+    // The image is created with MUTABLE_FORMAT (sRGB images always are), and with this format
+    // list when not empty (also given to the target).
+    bool mutableFormat = false;
+    std::vector<VkFormat> viewFormats;
 
     std::string describe() const {
         std::string s =
@@ -263,6 +267,10 @@ struct Case {
             s += " SharedMemoryOnly";
         if (flags & vkfx::DownsamplerFlagTexelFetch)
             s += " TexelFetch";
+        if (mutableFormat)
+            s += " MutableFormat";
+        if (!viewFormats.empty())
+            s += " viewFormats " + std::to_string(viewFormats.size());
         return s;
     }
 };
@@ -300,6 +308,9 @@ class Job {
                   VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
         if (m_format.srgb)
             s.flags |= VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT | VK_IMAGE_CREATE_EXTENDED_USAGE_BIT;
+        if (m_case.mutableFormat)
+            s.flags |= VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT;
+        s.viewFormats = m_case.viewFormats;
         if (m_case.cube)
             s.flags |= VK_IMAGE_CREATE_CUBE_COMPATIBLE_BIT;
         return s;
@@ -338,6 +349,8 @@ class Job {
         t.baseArrayLayer = m_case.targetBaseLayer;
         t.layerCount = m_targetLayers;
         t.maxImage = m_maxImage.handle();
+        t.viewFormats = m_case.viewFormats.data();
+        t.viewFormatCount = static_cast<std::uint32_t>(m_case.viewFormats.size());
         r = vkfx::DownsampleTarget::create(ctx().vkfx, t, &m_target);
         if (r != VK_SUCCESS) {
             return ::testing::AssertionFailure()
@@ -654,13 +667,16 @@ using ReadParam = std::tuple<VkFormat, Reduction, VkExtent2D>;
 class DownsampleReads : public DownsampleTest, public ::testing::WithParamInterface<ReadParam> {};
 
 TEST_P(DownsampleReads, DefaultAndTexelFetchReadsMatchReference) {
-    for (vkfx::DownsamplerFlags flags : {0u, std::uint32_t{vkfx::DownsamplerFlagTexelFetch}}) {
+    // RGBA16F also with MUTABLE_FORMAT: level 0 then read through an R32G32_UINT view.
+    const bool packable = std::get<0>(GetParam()) == VK_FORMAT_R16G16B16A16_SFLOAT;
+    for (int run = 0; run < (packable ? 3 : 2); ++run) {
         Case c;
         c.format = std::get<0>(GetParam());
         c.reduction = std::get<1>(GetParam());
         c.extent = std::get<2>(GetParam());
-        c.seed = c.extent.width * 7u + c.extent.height + flags;
-        c.flags = flags;
+        c.flags = run == 1 ? vkfx::DownsamplerFlagTexelFetch : 0u;
+        c.mutableFormat = run == 2;
+        c.seed = c.extent.width * 7u + c.extent.height + static_cast<std::uint32_t>(run);
         SCOPED_TRACE(c.describe());
         runCase(c);
     }
@@ -791,6 +807,32 @@ TEST_F(DownsampleTest, ArrayLayersWithMinMaxMatchReferencePerLayer) {
     c.extent = {1000, 300};
     c.layers = 3;
     runCase(c);
+}
+
+// RGBA16F images created with MUTABLE_FORMAT are read through an R32G32_UINT view (a kernel of
+// its own, min+max included); with a format list that lacks R32G32_UINT they are not (the
+// validation layer would report the view), and the result is the same.
+TEST_F(DownsampleTest, MutableRgba16fMinMaxReadsPackedHalvesAndMatchesReference) {
+    Case c;
+    c.format = VK_FORMAT_R16G16B16A16_SFLOAT;
+    c.reduction = Reduction::MinMax;
+    c.extent = {255, 257};
+    c.mutableFormat = true;
+    runCase(c);
+}
+
+TEST_F(DownsampleTest, MutableRgba16fWithAFormatListWithoutR32G32UintMatchesReference) {
+    for (bool listed : {false, true}) {
+        Case c;
+        c.format = VK_FORMAT_R16G16B16A16_SFLOAT;
+        c.extent = {300, 200};
+        c.mutableFormat = true;
+        c.viewFormats = {VK_FORMAT_R16G16B16A16_SFLOAT};
+        if (listed)
+            c.viewFormats.push_back(VK_FORMAT_R32G32_UINT);
+        SCOPED_TRACE(c.describe());
+        runCase(c);
+    }
 }
 
 TEST_F(DownsampleTest, CubeOfSixFacesMatchesReferencePerFace) {
@@ -1287,6 +1329,33 @@ TEST_F(DownsampleBadInput, SrgbImageWithoutMutableFormatIsRejected) {
     t.image = image.handle();
     t.format = VK_FORMAT_R8G8B8A8_SRGB;
     t.flags = 0; // described without MUTABLE_FORMAT
+    expectTargetFails(VK_ERROR_VALIDATION_FAILED_EXT, t);
+}
+
+TEST_F(DownsampleBadInput, SrgbImageWhoseFormatListLacksUnormIsRejected) {
+    Case c;
+    c.format = VK_FORMAT_R8G8B8A8_SRGB;
+    c.extent = {64, 100};
+    c.viewFormats = {VK_FORMAT_R8G8B8A8_SRGB, VK_FORMAT_R8G8B8A8_UNORM};
+    Job srgb(c);
+    std::string why;
+    if (!srgb.supported(&why))
+        GTEST_SKIP() << why;
+    Image image;
+    ASSERT_EQ(image.create(srgb.imageSpec()), VK_SUCCESS); // a valid image (both formats listed)
+    vkfx::DownsampleTargetCreateInfo t = goodTargetInfo();
+    t.image = image.handle();
+    t.format = VK_FORMAT_R8G8B8A8_SRGB;
+    t.flags = srgb.imageSpec().flags;
+    const VkFormat onlySrgb[] = {VK_FORMAT_R8G8B8A8_SRGB};
+    t.viewFormats = onlySrgb; // described with a list that lacks UNORM
+    t.viewFormatCount = 1;
+    expectTargetFails(VK_ERROR_VALIDATION_FAILED_EXT, t);
+}
+
+TEST_F(DownsampleBadInput, ViewFormatCountWithoutFormatsIsRejected) {
+    vkfx::DownsampleTargetCreateInfo t = goodTargetInfo();
+    t.viewFormatCount = 2;
     expectTargetFails(VK_ERROR_VALIDATION_FAILED_EXT, t);
 }
 

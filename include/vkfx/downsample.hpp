@@ -77,9 +77,11 @@ enum DownsamplerFlagBits : std::uint32_t {
     DownsamplerFlagSharedMemoryOnly = 1u << 0,
     // Read level 0 with four texelFetch per 2x2 footprint, never through the sampler. Without it,
     // one-channel formats (R32F, R16, depth) and RGBA16F gather each footprint with one
-    // textureGather per channel (exact everywhere), and Average chains of 8-bit UNORM (not sRGB), B10G11R11 and RGBA32F take one
-    // bilinear sample per footprint on NVIDIA GPUs (vendor ID 0x10DE), whose filter is finer than
-    // those formats (measured on an H200); everything else reads with texelFetch.
+    // textureGather per channel (exact everywhere; RGBA16F images created with MUTABLE_FORMAT
+    // with two, of an R32G32_UINT view: DownsampleTargetCreateInfo::viewFormats), and Average
+    // chains of 8-bit UNORM (not sRGB), B10G11R11 and RGBA32F take one bilinear sample per
+    // footprint on NVIDIA GPUs (vendor ID 0x10DE), whose filter is finer than those formats
+    // (measured on an H200); everything else reads with texelFetch.
     DownsamplerFlagTexelFetch = 1u << 1,
 };
 using DownsamplerFlags = std::uint32_t;
@@ -111,6 +113,13 @@ struct DownsampleTargetCreateInfo {
     std::uint32_t mipLevels = 1;
     VkImageUsageFlags usage = 0;
     VkImageCreateFlags flags = 0;
+    // The VkImageFormatListCreateInfo the image was created with, if any (a copy of its formats is
+    // not kept). vkfx views an image only as formats in that list: its format, the one it writes
+    // as (sRGB: the UNORM format), and for R16G16B16A16_SFLOAT images created with MUTABLE_FORMAT
+    // R32G32_UINT, which reads level 0 with half the texture instructions (left out when the list
+    // lacks it).
+    const VkFormat* viewFormats = nullptr;
+    std::uint32_t viewFormatCount = 0;
     // The layers processed (a cube is 6 layers; a cube array 6n).
     std::uint32_t baseArrayLayer = 0;
     std::uint32_t layerCount = 1;
@@ -164,7 +173,9 @@ private:
     const Device* m_device = nullptr;
     DownsampleTargetCreateInfo m_info{};
     VkImageView m_sampled[kMaxLevels] = {};      // format view per level (sRGB decodes)
-    VkImageView m_sampledRaw[kMaxLevels] = {};   // UNORM view per level of sRGB images
+    VkImageView m_sampledRaw[kMaxLevels] = {};   // UNORM view per level of sRGB images, or the
+                                                 // packed view (R32G32_UINT) of RGBA16F ones
+    bool m_rawPacked = false;                    // m_sampledRaw holds the packed views
     VkImageView m_storage[kMaxLevels] = {};      // storage view per level
     VkImageView m_storageMax[kMaxLevels] = {};   // storage views of maxImage
     VkImageView m_depth = VK_NULL_HANDLE;        // depth aspect, level 0
@@ -195,10 +206,12 @@ class Downsampler {
 public:
     static constexpr std::uint32_t kMaxOutputLevels = 15;
 
-    // Creates the pipeline for one format and reduction. Errors: VK_ERROR_FORMAT_NOT_SUPPORTED
-    // (format not in the list above, or the device cannot sample / store it),
-    // VK_ERROR_FEATURE_NOT_PRESENT (B8G8R8A8 without shaderStorageImageWriteWithoutFormat, too
-    // few push descriptors), VK_ERROR_VALIDATION_FAILED_EXT (bad combination), or Vulkan's own.
+    // Creates the pipeline for one format and reduction (RGBA16F: two, the second for targets
+    // read through their R32G32_UINT view; see DownsamplerFlagTexelFetch). Errors:
+    // VK_ERROR_FORMAT_NOT_SUPPORTED (format not in the list above, or the device cannot sample /
+    // store it), VK_ERROR_FEATURE_NOT_PRESENT (B8G8R8A8 without
+    // shaderStorageImageWriteWithoutFormat, too few push descriptors),
+    // VK_ERROR_VALIDATION_FAILED_EXT (bad combination), or Vulkan's own.
     // `device` must outlive the Downsampler.
     static VkResult create(const Device& device, const DownsamplerCreateInfo& info,
                            Downsampler* downsampler);
@@ -259,6 +272,7 @@ private:
     VkDescriptorSetLayout m_setLayout = VK_NULL_HANDLE;
     VkPipelineLayout m_pipelineLayout = VK_NULL_HANDLE;
     VkPipeline m_pipeline = VK_NULL_HANDLE;
+    VkPipeline m_pipelinePacked = VK_NULL_HANDLE; // reads a target's packed view (RGBA16F)
     VkSampler m_sampler = VK_NULL_HANDLE; // immutable sampler of the level-0 reads
     VkBuffer m_scratch = VK_NULL_HANDLE;
     VkDeviceMemory m_scratchMemory = VK_NULL_HANDLE;

@@ -86,7 +86,19 @@ const bool kOneReadPerFootprint = kReadMode == kReadBilinear;
 const bool kSpreadLevel1 = VKFX_CHANNELS > 1;
 
 // Level 0, with an immutable sampler (linear for kReadBilinear, else nearest).
+#ifndef VKFX_PACKED_HALF
+#define VKFX_PACKED_HALF 0
+#endif
+#if VKFX_PACKED_HALF
+// RGBA16F level 0 through an R32G32_UINT view: a texel is two words of packed halves, so that one
+// textureGather per word (two per footprint instead of four) reads all four channels.
+layout(set = 0, binding = 0) uniform usampler2DArray src;
+vec4 unpackTexel(uvec2 w) { return vec4(unpackHalf2x16(w.x), unpackHalf2x16(w.y)); }
+vec4 fetchSource(ivec3 p) { return unpackTexel(texelFetch(src, p, 0).xy); }
+#else
 layout(set = 0, binding = 0) uniform sampler2DArray src;
+vec4 fetchSource(ivec3 p) { return texelFetch(src, p, 0); }
+#endif
 VKFX_DST_LAYOUT(1) uniform writeonly image2DArray dstA[kMaxOutputs];
 #if VKFX_MINMAX
 VKFX_DST_LAYOUT(2) uniform writeonly image2DArray dstB[kMaxOutputs];
@@ -324,7 +336,7 @@ Acc butterfly(Acc v, uint xMask, uint yMask)
 // flight together.
 Acc readInput(uint base, uvec2 p, uint layer)
 {
-    if (base == 0u) return accInit(VEC_FROM4(texelFetch(src, ivec3(p, layer), 0)));
+    if (base == 0u) return accInit(VEC_FROM4(fetchSource(ivec3(p, layer))));
     return loadPublished(base, p, layer);
 }
 
@@ -351,8 +363,12 @@ vec3 footprintCoord(uvec2 q, uint layer)
 vec4 sampleFootprint(uvec2 q, uint layer)
 {
     vec3 uvw = footprintCoord(q, layer);
+#if VKFX_PACKED_HALF
+    return vec4(0.0); // (never called: four-channel gathers read through gatherLevel1Pair)
+#else
     if (kReadMode == kReadGather) return textureGather(src, uvw, 0);
     return textureLod(src, uvw, 0.0);
+#endif
 }
 
 #if VKFX_CHANNELS > 1
@@ -362,6 +378,20 @@ vec4 sampleFootprint(uvec2 q, uint layer)
 void gatherLevel1Pair(uvec2 q0, uvec2 q1, uint layer, out Acc r0, out Acc r1)
 {
     vec4 g[2][VKFX_CHANNELS];
+#if VKFX_PACKED_HALF
+    [[unroll]] for (uint i = 0u; i < 2u; ++i) {
+        vec3 uvw = footprintCoord(i == 0u ? q0 : q1, layer);
+        uvec4 rg = textureGather(src, uvw, 0);
+        uvec4 ba = textureGather(src, uvw, 1);
+        [[unroll]] for (uint k = 0u; k < 4u; ++k) {
+            vec4 v = unpackTexel(uvec2(rg[k], ba[k]));
+            g[i][0][k] = v.x;
+            g[i][1][k] = v.y;
+            g[i][2][k] = v.z;
+            g[i][3][k] = v.w;
+        }
+    }
+#else
     [[unroll]] for (uint i = 0u; i < 2u; ++i) {
         vec3 uvw = footprintCoord(i == 0u ? q0 : q1, layer);
         g[i][0] = textureGather(src, uvw, 0);
@@ -373,6 +403,7 @@ void gatherLevel1Pair(uvec2 q0, uvec2 q1, uint layer, out Acc r0, out Acc r1)
         g[i][3] = textureGather(src, uvw, 3);
 #endif
     }
+#endif
     Acc r[2];
     [[unroll]] for (uint i = 0u; i < 2u; ++i) {
         // gathered components: x = texel (0,1), y = (1,1), z = (1,0), w = (0,0)

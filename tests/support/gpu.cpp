@@ -108,6 +108,12 @@ VkResult Image::create(const ImageSpec &spec) {
     info.usage = spec.usage;
     info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
     info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+    VkImageFormatListCreateInfo list{};
+    list.sType = VK_STRUCTURE_TYPE_IMAGE_FORMAT_LIST_CREATE_INFO;
+    list.viewFormatCount = static_cast<std::uint32_t>(spec.viewFormats.size());
+    list.pViewFormats = spec.viewFormats.data();
+    if (!spec.viewFormats.empty())
+        info.pNext = &list;
     VkDevice d = ctx().device;
     VkResult r = vkCreateImage(d, &info, nullptr, &m_image);
     if (r != VK_SUCCESS)

@@ -25,6 +25,8 @@ struct ImageSpec {
     std::uint32_t layers = 1;
     VkImageUsageFlags usage = 0;
     VkImageCreateFlags flags = 0;
+    // When not empty: the image's VkImageFormatListCreateInfo (the formats its views may have).
+    std::vector<VkFormat> viewFormats;
 };
 
 // Whether the device can create an image like `spec` (optimal tiling); `why` says why not.
