@@ -29,6 +29,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -460,6 +461,22 @@ class Job {
 
 class BlurTest : public GpuTest {
   protected:
+    // What Blurrer::scratchRequirements answers for case c's record (its images created), with
+    // `edit` applied to the BlurInfo first; nullopt (and a test failure) when it cannot be asked.
+    std::optional<VkDeviceSize> scratchFor(const BlurCase &c,
+                                           const std::function<void(vkfx::BlurInfo &)> &edit = {}) {
+        const vkfx::Blurrer *blur = cachedBlurrer(c.format);
+        Job job(c);
+        if (!blur || !job.create()) {
+            ADD_FAILURE() << "no Blurrer or images for " << c.describe();
+            return std::nullopt;
+        }
+        vkfx::BlurInfo info = job.info();
+        if (edit)
+            edit(info);
+        return blur->scratchRequirements(info).size;
+    }
+
     void runCase(const BlurCase &c) {
         SCOPED_TRACE(c.describe());
         Job job(c);
@@ -815,16 +832,12 @@ TEST_F(BlurTest, DecimatedRadiusOfFloorThreeSigmaIsDecimated) {
     // and stay within the bound.
     BlurCase c = decimated({97, 61}, 64.0f / 3.0f);
     c.radiusX = c.radiusY = 64;
-    const vkfx::Blurrer *blur = cachedBlurrer(c.format);
-    ASSERT_NE(blur, nullptr);
-    Job job(c);
-    ASSERT_TRUE(job.create());
-    vkfx::BlurInfo i = job.info();
-    const VkDeviceSize decimatedBytes = blur->scratchRequirements(i).size;
-    i.radiusX = i.radiusY = 63; // below floor(3 sigma): exact on both axes, a grid of every texel
-    const VkDeviceSize exactBytes = blur->scratchRequirements(i).size;
-    EXPECT_GT(decimatedBytes, 0u);
-    EXPECT_GT(exactBytes, 4 * decimatedBytes);
+    const auto decimatedBytes = scratchFor(c);
+    // below floor(3 sigma): exact on both axes, a grid of every texel
+    const auto exactBytes = scratchFor(c, [](vkfx::BlurInfo &i) { i.radiusX = i.radiusY = 63; });
+    ASSERT_TRUE(decimatedBytes && exactBytes);
+    EXPECT_GT(*decimatedBytes, 0u);
+    EXPECT_GT(*exactBytes, 4 * *decimatedBytes);
     c.content = BlurCase::Content::HotPixels;
     runCase(c);
 }
@@ -845,25 +858,22 @@ TEST_F(BlurTest, AutoTakesDecimatedAboveTheDirectMaximum) {
     c.extent = {50, 40};
     c.sigmaX = c.sigmaY = 50.0f; // radius 150 > kMaxRadius
     c.scratch = true;
-    const vkfx::Blurrer *blur = cachedBlurrer(c.format);
-    ASSERT_NE(blur, nullptr);
-    Job job(c);
-    ASSERT_TRUE(job.create());
-    vkfx::BlurInfo i = job.info();
-    EXPECT_GT(blur->scratchRequirements(i).size, 0u);
-    i.sigmaX = i.sigmaY = 42.0f; // radius 126: Decimated too (sigma >= 6), given scratch
-    EXPECT_GT(blur->scratchRequirements(i).size, 0u);
-    i.sigmaX = i.sigmaY = 4.0f; // spacing 1: Direct, no scratch
-    EXPECT_EQ(blur->scratchRequirements(i).size, 0u);
-    i.sigmaX = i.sigmaY = 42.0f;
-    i.method = vkfx::BlurMethod::Decimated;
-    EXPECT_GT(blur->scratchRequirements(i).size, 0u);
-    i.method = vkfx::BlurMethod::Direct;
-    EXPECT_EQ(blur->scratchRequirements(i).size, 0u);
-    i.filter = BlurFilter::Box;
-    i.method = vkfx::BlurMethod::Auto;
-    i.radiusX = i.radiusY = 100;
-    EXPECT_EQ(blur->scratchRequirements(i).size, 0u);
+    auto sigma = [](float s, vkfx::BlurMethod m = vkfx::BlurMethod::Auto) {
+        return [=](vkfx::BlurInfo &i) {
+            i.sigmaX = i.sigmaY = s;
+            i.method = m;
+        };
+    };
+    EXPECT_GT(scratchFor(c).value_or(0), 0u);
+    EXPECT_GT(scratchFor(c, sigma(42.0f)).value_or(0), 0u); // radius 126: Decimated too (sigma >= 6)
+    EXPECT_EQ(scratchFor(c, sigma(4.0f)).value_or(1), 0u);  // spacing 1: Direct, no scratch
+    EXPECT_GT(scratchFor(c, sigma(42.0f, vkfx::BlurMethod::Decimated)).value_or(0), 0u);
+    EXPECT_EQ(scratchFor(c, sigma(42.0f, vkfx::BlurMethod::Direct)).value_or(1), 0u);
+    EXPECT_EQ(scratchFor(c, [](vkfx::BlurInfo &i) {
+                  i.filter = BlurFilter::Box;
+                  i.radiusX = i.radiusY = 100;
+              }).value_or(1),
+              0u);
     runCase(c); // Auto, with scratch: Decimated
 }
 
@@ -876,39 +886,28 @@ TEST_F(BlurTest, AutoTakesDecimatedFromSigmaSixWithScratch) {
     c.sigmaX = c.sigmaY = 7.0f; // spacing 2 on both axes
     c.scratch = true;
     c.content = BlurCase::Content::HotPixels;
-    const vkfx::Blurrer *blur = cachedBlurrer(c.format);
-    ASSERT_NE(blur, nullptr);
-    {
-        Job job(c);
-        ASSERT_TRUE(job.create());
-        vkfx::BlurInfo i = job.info();
-        EXPECT_GT(blur->scratchRequirements(i).size, 0u);
-        i.method = vkfx::BlurMethod::Direct;
-        EXPECT_EQ(blur->scratchRequirements(i).size, 0u);
-        i.method = vkfx::BlurMethod::Auto;
-        i.sigmaX = i.sigmaY = 6.0f; // spacing 2: the smallest sigma decimated
-        EXPECT_GT(blur->scratchRequirements(i).size, 0u);
-        i.sigmaX = i.sigmaY = 5.9f; // spacing 1: Direct
-        EXPECT_EQ(blur->scratchRequirements(i).size, 0u);
-        i.sigmaX = 20.0f; // one axis only: Direct
-        EXPECT_EQ(blur->scratchRequirements(i).size, 0u);
-        i.sigmaX = i.sigmaY = 8.0f;
-        i.radiusX = i.radiusY = 20; // below floor(3 sigma): not decimated, Direct
-        EXPECT_EQ(blur->scratchRequirements(i).size, 0u);
-        i.radiusX = i.radiusY = 24;
-        EXPECT_GT(blur->scratchRequirements(i).size, 0u);
-    }
+    auto sigmas = [](float x, float y, std::uint32_t radius = 0) {
+        return [=](vkfx::BlurInfo &i) {
+            i.sigmaX = x;
+            i.sigmaY = y;
+            i.radiusX = i.radiusY = radius; // 0: from sigma
+        };
+    };
+    EXPECT_GT(scratchFor(c).value_or(0), 0u);
+    EXPECT_EQ(scratchFor(c, [](vkfx::BlurInfo &i) { i.method = vkfx::BlurMethod::Direct; }).value_or(1), 0u);
+    EXPECT_GT(scratchFor(c, sigmas(6.0f, 6.0f)).value_or(0), 0u);  // spacing 2: the smallest decimated
+    EXPECT_EQ(scratchFor(c, sigmas(5.9f, 5.9f)).value_or(1), 0u);  // spacing 1: Direct
+    EXPECT_EQ(scratchFor(c, sigmas(20.0f, 5.9f)).value_or(1), 0u); // one axis only: Direct
+    EXPECT_EQ(scratchFor(c, sigmas(8.0f, 8.0f, 20)).value_or(1), 0u); // below floor(3 sigma): Direct
+    EXPECT_GT(scratchFor(c, sigmas(8.0f, 8.0f, 24)).value_or(0), 0u);
     for (VkFormat f : {VK_FORMAT_R32_SFLOAT, VK_FORMAT_R32G32B32A32_SFLOAT, VK_FORMAT_R16G16B16A16_SFLOAT}) {
-        const vkfx::Blurrer *other = cachedBlurrer(f);
-        if (!other)
+        if (!cachedBlurrer(f))
             continue; // not supported here (reported by the format tests)
         BlurCase o = c;
         o.format = f;
         o.scratch = false;
-        Job job(o);
-        ASSERT_TRUE(job.create());
         const bool fp32 = f != VK_FORMAT_R16G16B16A16_SFLOAT;
-        EXPECT_EQ(other->scratchRequirements(job.info()).size > 0, !fp32) << formatName(f);
+        EXPECT_EQ(scratchFor(o).value_or(0) > 0, !fp32) << formatName(f);
     }
     runCase(c); // Auto with scratch: Decimated, within its bound
     if (stopped())
