@@ -26,6 +26,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <memory>
@@ -587,6 +588,37 @@ TEST_P(BlurSigmas, RandomAndHotPixelsMatchReference) {
 
 INSTANTIATE_TEST_SUITE_P(, BlurSigmas, ::testing::Values(0.3f, 0.5f, 1.0f, 1.6f, 2.8f, 4.0f, 7.5f, 16.0f, 32.0f),
                          sigmaName);
+
+// RGBA16F at radius 1 and 2 runs a kernel of its own (one output per invocation instead of
+// four): every border, hot pixels, a size of several strips and segments, a box, and radius 2
+// by 4 (which takes the four-output kernel).
+TEST_F(BlurTest, Rgba16fSmallRadiiMatchReference) {
+    struct Variant {
+        float sigmaX, sigmaY; // radius ceil(3 sigma): 0.3 -> 1, 0.66 -> 2, 1.33 -> 4
+        BlurFilter filter;
+        std::uint32_t radiusX, radiusY;
+    };
+    const Variant variants[] = {{0.66f, 0.3f, BlurFilter::Gaussian, 0, 0}, {0.3f, 0.66f, BlurFilter::Gaussian, 0, 0},
+                                {0.66f, 0.3f, BlurFilter::Gaussian, 0, 0}, {0.3f, 0.66f, BlurFilter::Gaussian, 0, 0},
+                                {0.66f, 0.3f, BlurFilter::Gaussian, 0, 0}, {1.0f, 1.0f, BlurFilter::Box, 2, 1},
+                                {0.66f, 1.33f, BlurFilter::Gaussian, 0, 0}};
+    for (std::size_t i = 0; i < std::size(variants); ++i) {
+        BlurCase c;
+        c.format = VK_FORMAT_R16G16B16A16_SFLOAT;
+        c.extent = {211, 133};
+        c.border = static_cast<BlurBorder>(i % 5);
+        c.sigmaX = variants[i].sigmaX;
+        c.sigmaY = variants[i].sigmaY;
+        c.filter = variants[i].filter;
+        c.radiusX = variants[i].radiusX;
+        c.radiusY = variants[i].radiusY;
+        c.content = i % 2 ? BlurCase::Content::HotPixels : BlurCase::Content::Random;
+        c.seed = 40 + i;
+        runCase(c);
+        if (stopped())
+            return;
+    }
+}
 
 TEST_F(BlurTest, DifferentSigmasInXAndYMatchReference) {
     BlurCase c;

@@ -200,11 +200,13 @@ public:
     // but its cost grows with the radius).
     static constexpr double kDecimatedError = 0.003;
 
-    // Creates the pipeline for one format. Errors: VK_ERROR_FORMAT_NOT_SUPPORTED (format not in
-    // the list above, or the device cannot sample / store it), VK_ERROR_FEATURE_NOT_PRESENT
-    // (B8G8R8A8 without shaderStorageImageWriteWithoutFormat, R8_UNORM without
-    // shaderStorageImageExtendedFormats, less than 16 KiB of compute shared memory), or Vulkan's
-    // own. `device` must outlive the Blurrer.
+    // Creates the pipelines for one format (the Direct method's per shared-memory budget, and for
+    // RGBA16F one more for radii 1 and 2; the Decimated method's three passes). Errors:
+    // VK_ERROR_FORMAT_NOT_SUPPORTED (format not in the list above, or the device cannot sample /
+    // store it), VK_ERROR_FEATURE_NOT_PRESENT (B8G8R8A8 without
+    // shaderStorageImageWriteWithoutFormat, R8_UNORM without shaderStorageImageExtendedFormats,
+    // less than 16 KiB of compute shared memory), or Vulkan's own. `device` must outlive the
+    // Blurrer.
     static VkResult create(const Device& device, const BlurrerCreateInfo& info, Blurrer* blurrer);
 
     Blurrer() = default;
@@ -270,6 +272,7 @@ private:
     VkDescriptorSetLayout m_setLayout = VK_NULL_HANDLE;
     VkPipelineLayout m_pipelineLayout = VK_NULL_HANDLE;
     VkPipeline m_pipelines[kBudgets] = {};
+    VkPipeline m_pipelineNarrow = VK_NULL_HANDLE; // smallest budget, one output per invocation (RGBA16F)
     VkSampler m_sampler = VK_NULL_HANDLE;
     // The Decimated method: its own layouts (a scratch binding) and its three passes (vertical
     // at the grid rows, horizontal at the grid columns, interpolation).

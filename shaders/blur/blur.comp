@@ -24,7 +24,6 @@
 
 const uint kGroupSize = 256u;
 const uint kMaxRadius = 128u; // the direct path's largest radius
-const uint kOutputs = 4u;     // outputs per invocation and pass (a register window of taps)
 const uint kStageLoads = 4u;  // source texels each invocation has in flight while staging
 
 const uint kFilterGaussian = 0u;
@@ -38,6 +37,9 @@ layout(constant_id = 0) const bool kSrgb = false;
 // Texel slots of shared memory for the ring and the staged rows (sized by the host from the
 // device's maxComputeSharedMemorySize).
 layout(constant_id = 1) const uint kSharedTexels = 1024u;
+// Outputs per invocation and pass (a register window of taps): 4, or 1 where a step has too few
+// outputs for four per invocation to keep the workgroup busy (RGBA16F at radius 1 and 2).
+layout(constant_id = 2) const uint kOutputs = 4u;
 
 layout(set = 0, binding = 0) uniform sampler2DArray src;
 VKFX_DST_LAYOUT(1) uniform writeonly image2DArray dst;
@@ -52,7 +54,7 @@ layout(push_constant) uniform Push {
     uint border;      // kBorder*
     vec4 borderColor; // kBorderConstant: linear RGBA
     uint strip;       // output columns per workgroup (a multiple of kOutputs)
-    uint rows;        // rows per step (a multiple of kOutputs; strip * rows / kOutputs <= 256)
+    uint rows;        // rows per step (a multiple of kOutputs; strip * rows / kOutputs <= kGroupSize)
     uint segment;     // output rows per workgroup (a multiple of rows)
     uint ringRows;    // rows of the ring: rows * (ceil(2 radius.y / rows) + 1)
 } pc;

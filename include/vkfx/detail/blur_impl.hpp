@@ -208,7 +208,8 @@ inline BlurGridLayout blurGridLayout(VkExtent2D extent, std::uint32_t layers, st
 }
 
 constexpr std::uint32_t kBlurGroupSize = 256;
-// Outputs per invocation and pass (kOutputs in blur.comp): strips and steps are multiples of it.
+// Outputs per invocation and pass (kOutputs in blur.comp; 1 in the narrow kernel): strips and
+// steps are multiples of it.
 constexpr std::uint32_t kBlurOutputs = 4;
 // Shared memory the kernel declares besides the texel slots: two weight arrays and two floats.
 constexpr std::uint32_t kBlurSharedFixedBytes = 2 * (2 * Blurrer::kMaxRadius + 1) * 4 + 2 * 4;
@@ -225,11 +226,11 @@ struct BlurLayout {
 // and segments short enough that about kTargetGroups workgroups run (but at least four times the
 // ring's fill, which every segment pays again).
 inline BlurLayout blurLayout(VkExtent2D extent, std::uint32_t layers, std::uint32_t rx,
-                             std::uint32_t ry, std::uint32_t sharedTexels)
+                             std::uint32_t ry, std::uint32_t sharedTexels, std::uint32_t outputs)
 {
     BlurLayout best;
-    for (std::uint32_t strip = 64; strip >= kBlurOutputs; strip /= 2) {
-        for (std::uint32_t rows = kBlurGroupSize * kBlurOutputs / strip; rows >= kBlurOutputs; rows /= 2) {
+    for (std::uint32_t strip = 64; strip >= outputs; strip /= 2) {
+        for (std::uint32_t rows = kBlurGroupSize * outputs / strip; rows >= outputs; rows /= 2) {
             std::uint32_t ringRows = rows * ((2 * ry + rows - 1) / rows + 1);
             std::uint64_t need = std::uint64_t{ringRows} * strip + std::uint64_t{rows} * (strip + 2 * rx);
             if (need > sharedTexels) continue;
@@ -346,6 +347,7 @@ inline void Blurrer::swap(Blurrer& other) noexcept
     std::swap(m_device, other.m_device);
     std::swap(m_info, other.m_info);
     std::swap(m_sharedTexels, other.m_sharedTexels);
+    std::swap(m_pipelineNarrow, other.m_pipelineNarrow);
     std::swap(m_setLayout, other.m_setLayout);
     std::swap(m_pipelineLayout, other.m_pipelineLayout);
     std::swap(m_pipelines, other.m_pipelines);
@@ -366,6 +368,8 @@ inline void Blurrer::destroy()
         if (p) f.vkDestroyPipeline(d, p, a);
         p = VK_NULL_HANDLE;
     }
+    if (m_pipelineNarrow) f.vkDestroyPipeline(d, m_pipelineNarrow, a);
+    m_pipelineNarrow = VK_NULL_HANDLE;
     for (VkPipeline& p : m_gridPasses) {
         if (p) f.vkDestroyPipeline(d, p, a);
         p = VK_NULL_HANDLE;
@@ -420,13 +424,17 @@ inline VkResult Blurrer::create(const Device& device, const BlurrerCreateInfo& i
 
     // Both kernels' specialization constants: 0 = sRGB, 1 = shared-memory slots (blur.comp's
     // texels, blur_grid.comp's words).
+    // blur.comp also: 2 = outputs per invocation.
     struct Spec {
         VkBool32 srgb;
         std::uint32_t shared;
-    } spec{fmt->srgb ? VK_TRUE : VK_FALSE, 0};
-    const VkSpecializationMapEntry entries[2] = {{0, offsetof(Spec, srgb), sizeof(VkBool32)},
-                                                 {1, offsetof(Spec, shared), sizeof(std::uint32_t)}};
+        std::uint32_t outputs;
+    } spec{fmt->srgb ? VK_TRUE : VK_FALSE, 0, 0};
+    const VkSpecializationMapEntry entries[3] = {{0, offsetof(Spec, srgb), sizeof(VkBool32)},
+                                                 {1, offsetof(Spec, shared), sizeof(std::uint32_t)},
+                                                 {2, offsetof(Spec, outputs), sizeof(std::uint32_t)}};
     const VkSpecializationInfo specInfo{2, entries, sizeof(Spec), &spec};
+    const VkSpecializationInfo directSpecInfo{3, entries, sizeof(Spec), &spec};
 
     const std::uint32_t budgets[kBudgets] = {16u * 1024u, 24u * 1024u, 48u * 1024u};
     for (std::uint32_t i = 0; i < kBudgets; ++i) {
@@ -434,8 +442,21 @@ inline VkResult Blurrer::create(const Device& device, const BlurrerCreateInfo& i
         if (i > 0 && bytes <= budgets[i - 1]) break; // the device has no more
         b.m_sharedTexels[i] = (bytes - detail::kBlurSharedFixedBytes) / fmt->slotBytes;
         spec.shared = b.m_sharedTexels[i];
-        r = detail::createComputePipeline(device, fn, fmt->code, fmt->bytes, &specInfo, b.m_pipelineLayout,
+        spec.outputs = detail::kBlurOutputs;
+        r = detail::createComputePipeline(device, fn, fmt->code, fmt->bytes, &directSpecInfo, b.m_pipelineLayout,
                                           &b.m_pipelines[i]);
+        if (r != VK_SUCCESS) return r;
+    }
+    if (info.format == VK_FORMAT_R16G16B16A16_SFLOAT) {
+        // RGBA16F at radius 1 and 2: the smallest budget's steps have 256 outputs (16-byte slots),
+        // four per invocation left 192 of 256 invocations without one; one each is faster
+        // (H200: 1920x1080 radius 1 53.9 -> 46.6 us, radius 2 58.6 -> 52.2; 3840x2160 171.0 ->
+        // 153.7, 186.8 -> 178.0), while from radius 4 on four outputs sharing their taps win
+        // (3840x2160: 209.1 against 228.9).
+        spec.shared = b.m_sharedTexels[0];
+        spec.outputs = 1;
+        r = detail::createComputePipeline(device, fn, fmt->code, fmt->bytes, &directSpecInfo, b.m_pipelineLayout,
+                                          &b.m_pipelineNarrow);
         if (r != VK_SUCCESS) return r;
     }
 
@@ -627,12 +648,20 @@ inline VkResult Blurrer::plan(const BlurInfo& info, const char* fn, bool withScr
         const bool smallest = m_info.format == VK_FORMAT_R16G16B16A16_SFLOAT &&
                               std::max(p.radius[0], p.radius[1]) <= 4;
         for (std::uint32_t i = 0; i < kBudgets && m_pipelines[i]; ++i) {
-            detail::BlurLayout c = detail::blurLayout(extent, p.layers, p.radius[0], p.radius[1], m_sharedTexels[i]);
+            detail::BlurLayout c = detail::blurLayout(extent, p.layers, p.radius[0], p.radius[1], m_sharedTexels[i],
+                                                      detail::kBlurOutputs);
             if (c.strip * c.rows > p.layout.strip * p.layout.rows) {
                 p.layout = c;
                 p.pipeline = m_pipelines[i];
             }
             if (p.layout.strip * p.layout.rows >= kGoodStep || (smallest && p.layout.strip != 0)) break;
+        }
+        if (m_pipelineNarrow && std::max(p.radius[0], p.radius[1]) <= 2) {
+            detail::BlurLayout c = detail::blurLayout(extent, p.layers, p.radius[0], p.radius[1], m_sharedTexels[0], 1);
+            if (c.strip != 0) {
+                p.layout = c;
+                p.pipeline = m_pipelineNarrow;
+            }
         }
         if (p.layout.strip == 0) {
             return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: radii %u, %u do not fit the device's shared memory", fn,
