@@ -272,7 +272,7 @@ private:
     VkDescriptorSetLayout m_setLayout = VK_NULL_HANDLE;
     VkPipelineLayout m_pipelineLayout = VK_NULL_HANDLE;
     VkPipeline m_pipelines[kBudgets] = {};
-    VkPipeline m_pipelineNarrow = VK_NULL_HANDLE; // smallest budget, one output per invocation (RGBA16F)
+    VkPipeline m_pipelineNarrow = VK_NULL_HANDLE; // smallest budget, one output each (RGBA16F)
     VkSampler m_sampler = VK_NULL_HANDLE;
     // The Decimated method: its own layouts (a scratch binding) and its three passes (vertical
     // at the grid rows, horizontal at the grid columns, interpolation).

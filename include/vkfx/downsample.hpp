@@ -268,7 +268,7 @@ private:
     DownsamplerCreateInfo m_info{};
     std::uint32_t m_channels = 0;
     bool m_srgbEncode = false;
-    bool m_readAhead = false; // one sampler read per footprint (downsample.comp's kOneReadPerFootprint)
+    bool m_readAhead = false; // one sampler read per footprint (kOneReadPerFootprint)
     VkDescriptorSetLayout m_setLayout = VK_NULL_HANDLE;
     VkPipelineLayout m_pipelineLayout = VK_NULL_HANDLE;
     VkPipeline m_pipeline = VK_NULL_HANDLE;

@@ -417,7 +417,8 @@ inline VkResult Downsampler::create(const Device& device, const DownsamplerCreat
             read = detail::kDownsampleReadBilinear;
         }
     }
-    ds.m_readAhead = read == detail::kDownsampleReadBilinear || (read == detail::kDownsampleReadGather && fmt->channels == 1);
+    ds.m_readAhead = read == detail::kDownsampleReadBilinear ||
+                     (read == detail::kDownsampleReadGather && fmt->channels == 1);
     r = detail::createClampSampler(device, fn, read == detail::kDownsampleReadBilinear ? VK_FILTER_LINEAR : VK_FILTER_NEAREST,
                                    &ds.m_sampler);
     if (r != VK_SUCCESS) return r;
