@@ -645,8 +645,7 @@ inline VkResult Blurrer::plan(const BlurInfo& info, const char* fn, bool withScr
         // radius 1, 2, 4 with 16 KiB 174, 190, 210 us against 213, 233, 265 with 48 KiB, which
         // radius 8 needs (335 against 425). (RGBA32F has the same slots; not measured.)
         constexpr std::uint32_t kGoodStep = 512;
-        const bool smallest = m_info.format == VK_FORMAT_R16G16B16A16_SFLOAT &&
-                              std::max(p.radius[0], p.radius[1]) <= 4;
+        const bool smallest = m_info.format == VK_FORMAT_R16G16B16A16_SFLOAT && maxRadius <= 4;
         for (std::uint32_t i = 0; i < kBudgets && m_pipelines[i]; ++i) {
             detail::BlurLayout c = detail::blurLayout(extent, p.layers, p.radius[0], p.radius[1], m_sharedTexels[i],
                                                       detail::kBlurOutputs);
@@ -656,7 +655,7 @@ inline VkResult Blurrer::plan(const BlurInfo& info, const char* fn, bool withScr
             }
             if (p.layout.strip * p.layout.rows >= kGoodStep || (smallest && p.layout.strip != 0)) break;
         }
-        if (m_pipelineNarrow && std::max(p.radius[0], p.radius[1]) <= 2) {
+        if (m_pipelineNarrow && maxRadius <= 2) {
             detail::BlurLayout c = detail::blurLayout(extent, p.layers, p.radius[0], p.radius[1], m_sharedTexels[0], 1);
             if (c.strip != 0) {
                 p.layout = c;
