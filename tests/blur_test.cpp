@@ -592,6 +592,42 @@ INSTANTIATE_TEST_SUITE_P(, BlurSigmas, ::testing::Values(0.3f, 0.5f, 1.0f, 1.6f,
 // RGBA16F at radius 1 and 2 runs a kernel of its own (one output per invocation instead of
 // four): every border, hot pixels, a size of several strips and segments, a box, and radius 2
 // by 4 (which takes the four-output kernel).
+// The same radius 1 or 2 on both axes (up to 4 for RGBA16F) takes the Tile method (tiles of
+// 64 x 16): every format, every border, sizes below, at and across tile edges, different
+// sigmas per axis, boxes, a region at odd offsets and layers.
+TEST_F(BlurTest, TileMethodRadiiMatchReference) {
+    const VkExtent2D sizes[] = {{1, 1}, {1, 37}, {37, 1}, {7, 5}, {64, 16}, {65, 17}, {130, 47}, {211, 133}};
+    std::uint64_t seed = 300;
+    for (VkFormat format : blurFormats()) {
+        const std::uint32_t maxRadius = format == VK_FORMAT_R16G16B16A16_SFLOAT ? 4u : 2u;
+        for (std::uint32_t r = 1; r <= maxRadius; ++r) {
+            for (std::uint32_t v = 0; v < 3; ++v) {
+                BlurCase c;
+                c.format = format;
+                c.extent = sizes[(seed + v) % std::size(sizes)];
+                c.border = static_cast<BlurBorder>((seed + v) % 5);
+                c.radiusX = c.radiusY = r;
+                c.sigmaX = 0.4f * float(r) + 0.1f * float(v);
+                c.sigmaY = 0.3f * float(r) + 0.25f;
+                c.filter = v == 2 ? BlurFilter::Box : BlurFilter::Gaussian;
+                c.content = v == 1 ? BlurCase::Content::HotPixels : BlurCase::Content::Random;
+                c.seed = seed++;
+                runCase(c);
+                if (stopped())
+                    return;
+            }
+        }
+    }
+    for (VkFormat format : {VK_FORMAT_R8G8B8A8_SRGB, VK_FORMAT_R16G16B16A16_SFLOAT}) {
+        runCase({.format = format, .extent = {150, 70}, .dstExtent = {90, 60}, .layers = 2,
+                 .srcOffset = {5, 7}, .dstOffset = {3, 9}, .region = {67, 35}, .sigmaX = 0.8f,
+                 .sigmaY = 0.8f, .radiusX = 2, .radiusY = 2, .border = BlurBorder::Mirror,
+                 .seed = seed++});
+        if (stopped())
+            return;
+    }
+}
+
 TEST_F(BlurTest, Rgba16fSmallRadiiMatchReference) {
     struct Variant {
         float sigmaX, sigmaY; // radius ceil(3 sigma): 0.3 -> 1, 0.66 -> 2, 1.33 -> 4

@@ -32,6 +32,9 @@
 // into a ring of rows in shared memory and writes output rows blurred vertically out of the ring,
 // so each source texel is read about once and the horizontal result never goes to memory. The
 // strip width and the rows per step follow from the radii and the device's shared memory.
+// Where both radii are 1 or 2 (up to 4 for R16G16B16A16_SFLOAT) a workgroup instead blurs one
+// tile of 64x16 outputs (its source texels and halo staged at once; the halo rows are read
+// again by the neighbouring tiles, mostly from the L2 cache).
 // Cost: one read of the region (plus halos) and one write; 2 (2r + 1) multiply-adds per channel
 // per texel at radius r. Gaussians of a radius above kMaxRadius take the Decimated method
 // (BlurMethod), and so do those of sigma 6 and more when the caller gives scratch (Auto; 8-bit
@@ -51,6 +54,7 @@
 #include <vkfx/core.hpp>
 #include <vkfx/spirv/blur.hpp>
 #include <vkfx/spirv/blur_grid.hpp>
+#include <vkfx/spirv/blur_tile.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -74,7 +78,9 @@ enum class BlurMethod : std::uint32_t {
     // scratchRequirements() gives the size that choice needs. On an H200 Decimated was 1.3-2.8x
     // faster than Direct from sigma 6 up (README, "Performance").
     Auto = 0,
-    // Every output from its (2 rx + 1)(2 ry + 1) taps, in one dispatch (radius up to kMaxRadius).
+    // Every output from its (2 rx + 1)(2 ry + 1) taps, in one dispatch (radius up to kMaxRadius):
+    // workgroups walk strips of columns, or, where both radii are 1 or 2 (up to 4 for
+    // R16G16B16A16_SFLOAT), each blurs a tile of 64x16 outputs (faster there on an H200).
     Direct = 1,
     // Gaussian only: the blur computed exactly on a grid of points about sigma / 3 apart and each
     // output interpolated from the 4x4 grid points around it (cubic Lagrange), in three
@@ -200,8 +206,9 @@ public:
     // but its cost grows with the radius).
     static constexpr double kDecimatedError = 0.003;
 
-    // Creates the pipelines for one format (the Direct method's per shared-memory budget, and for
-    // RGBA16F one more for radii 1 and 2; the Decimated method's three passes). Errors:
+    // Creates the pipelines for one format (the Direct method's per shared-memory budget, for
+    // RGBA16F one more for radii 1 and 2, and its tiles' per radius 1, 2 (to 4 for RGBA16F);
+    // the Decimated method's three passes). Errors:
     // VK_ERROR_FORMAT_NOT_SUPPORTED (format not in the list above, or the device cannot sample /
     // store it), VK_ERROR_FEATURE_NOT_PRESENT (B8G8R8A8 without
     // shaderStorageImageWriteWithoutFormat, R8_UNORM without shaderStorageImageExtendedFormats,
@@ -273,6 +280,7 @@ private:
     VkPipelineLayout m_pipelineLayout = VK_NULL_HANDLE;
     VkPipeline m_pipelines[kBudgets] = {};
     VkPipeline m_pipelineNarrow = VK_NULL_HANDLE; // smallest budget, one output each (RGBA16F)
+    VkPipeline m_tilePipelines[4] = {};           // blur_tile.comp for radius 1 .. 4 (both axes)
     VkSampler m_sampler = VK_NULL_HANDLE;
     // The Decimated method: its own layouts (a scratch binding) and its three passes (vertical
     // at the grid rows, horizontal at the grid columns, interpolation).

@@ -21,6 +21,8 @@ struct BlurFormat {
     std::size_t bytes;
     const std::uint32_t* gridCode[3]; // the Decimated method's passes (blur_grid.comp)
     std::size_t gridBytes[3];
+    const std::uint32_t* tileCode; // small radii (blur_tile.comp)
+    std::size_t tileBytes;
 };
 
 #define VKFX_BLUR_BLOB(v)                                                                          \
@@ -29,7 +31,8 @@ struct BlurFormat {
     {                                                                                              \
         sizeof(spirv::blur_grid_##v##_vertical), sizeof(spirv::blur_grid_##v##_horizontal),       \
             sizeof(spirv::blur_grid_##v##_interpolate)                                             \
-    }
+    }                                                                                              \
+    , spirv::blur_tile_##v, sizeof(spirv::blur_tile_##v)
 
 inline const BlurFormat* findBlurFormat(VkFormat format)
 {
@@ -207,6 +210,30 @@ inline BlurGridLayout blurGridLayout(VkExtent2D extent, std::uint32_t layers, st
     return g;
 }
 
+// The Tile method (blur_tile.comp): tiles of 64 x 16 outputs, for radius r (both axes) with
+// pipeline r - 1.
+constexpr std::uint32_t kBlurTileWidth = 64;
+constexpr std::uint32_t kBlurTileHeight = 16;
+constexpr std::uint32_t kBlurTileMaxRadius = 4;
+// Shared memory of a tile pipeline: the staged source texels (8-bit and fp16 formats as packed
+// halves) and the rows of horizontal results (the format's slots).
+inline std::uint32_t blurTileBytes(const BlurFormat& fmt, std::uint32_t radius)
+{
+    const bool halves = fmt.slotBytes == 8 || fmt.format == VK_FORMAT_R16G16B16A16_SFLOAT;
+    const std::uint32_t rows = kBlurTileHeight + 2 * radius;
+    const std::uint32_t stagedBytes = halves ? 8u : fmt.slotBytes;
+    return (kBlurTileWidth + 2 * radius) * rows * stagedBytes + kBlurTileWidth * rows * fmt.slotBytes;
+}
+// The radii the Tile method takes for a format, measured against the walk (blur.comp) on an
+// H200 (median us, 3840x2160 / 1920x1080, walk against tile): RGBA8 r = 1 98.6 / 34.0 against
+// 71.0 / 20.7, r = 2 102.8 / 34.5 against 78.2 / 23.0, r = 4 119.8 / 38.7 against 159.9 / 43.2;
+// RGBA16F r = 1 153.7 / 46.2 against 161.9 / 44.0, r = 2 177.8 / 52.4 against 179.3 / 48.5,
+// r = 4 209.1 / 63.4 against 197.7 / 53.1. The walk's fp32 ring costs fp16 most.
+inline std::uint32_t blurTileMaxRadius(const BlurFormat& fmt)
+{
+    return fmt.format == VK_FORMAT_R16G16B16A16_SFLOAT ? 4u : 2u;
+}
+
 constexpr std::uint32_t kBlurGroupSize = 256;
 // Outputs per invocation and pass (kOutputs in blur.comp; 1 in the narrow kernel): strips and
 // steps are multiples of it.
@@ -348,6 +375,7 @@ inline void Blurrer::swap(Blurrer& other) noexcept
     std::swap(m_info, other.m_info);
     std::swap(m_sharedTexels, other.m_sharedTexels);
     std::swap(m_pipelineNarrow, other.m_pipelineNarrow);
+    std::swap(m_tilePipelines, other.m_tilePipelines);
     std::swap(m_setLayout, other.m_setLayout);
     std::swap(m_pipelineLayout, other.m_pipelineLayout);
     std::swap(m_pipelines, other.m_pipelines);
@@ -370,6 +398,10 @@ inline void Blurrer::destroy()
     }
     if (m_pipelineNarrow) f.vkDestroyPipeline(d, m_pipelineNarrow, a);
     m_pipelineNarrow = VK_NULL_HANDLE;
+    for (VkPipeline& p : m_tilePipelines) {
+        if (p) f.vkDestroyPipeline(d, p, a);
+        p = VK_NULL_HANDLE;
+    }
     for (VkPipeline& p : m_gridPasses) {
         if (p) f.vkDestroyPipeline(d, p, a);
         p = VK_NULL_HANDLE;
@@ -458,6 +490,26 @@ inline VkResult Blurrer::create(const Device& device, const BlurrerCreateInfo& i
         r = detail::createComputePipeline(device, fn, fmt->code, fmt->bytes, &directSpecInfo, b.m_pipelineLayout,
                                           &b.m_pipelineNarrow);
         if (r != VK_SUCCESS) return r;
+    }
+
+    // The Tile method: one pipeline per radius it takes (where its shared memory fits).
+    {
+        struct TileSpec {
+            VkBool32 srgb;
+            std::uint32_t radius;
+            std::uint32_t height;
+        } tileSpec{fmt->srgb ? VK_TRUE : VK_FALSE, 0, detail::kBlurTileHeight};
+        const VkSpecializationMapEntry tileEntries[3] = {{0, offsetof(TileSpec, srgb), sizeof(VkBool32)},
+                                                         {1, offsetof(TileSpec, radius), sizeof(std::uint32_t)},
+                                                         {2, offsetof(TileSpec, height), sizeof(std::uint32_t)}};
+        const VkSpecializationInfo tileSpecInfo{3, tileEntries, sizeof(TileSpec), &tileSpec};
+        for (std::uint32_t radius = 1; radius <= detail::blurTileMaxRadius(*fmt); ++radius) {
+            if (detail::blurTileBytes(*fmt, radius) > sharedBytes) break;
+            tileSpec.radius = radius;
+            r = detail::createComputePipeline(device, fn, fmt->tileCode, fmt->tileBytes, &tileSpecInfo,
+                                              b.m_pipelineLayout, &b.m_tilePipelines[radius - 1]);
+            if (r != VK_SUCCESS) return r;
+        }
     }
 
     // The Decimated method: 16 KiB of shared memory (every device has it), and for pass 2 up to
@@ -661,6 +713,16 @@ inline VkResult Blurrer::plan(const BlurInfo& info, const char* fn, bool withScr
                 p.layout = c;
                 p.pipeline = m_pipelineNarrow;
             }
+        }
+        // The Tile method where it has a pipeline for the radius (the same on both axes).
+        if (p.radius[0] == p.radius[1] && p.radius[0] >= 1 && p.radius[0] <= detail::kBlurTileMaxRadius &&
+            m_tilePipelines[p.radius[0] - 1]) {
+            p.pipeline = m_tilePipelines[p.radius[0] - 1];
+            p.layout = {};
+            p.layout.strip = detail::kBlurTileWidth;
+            p.layout.rows = detail::kBlurTileHeight;
+            p.layout.groupsX = (extent.width + detail::kBlurTileWidth - 1) / detail::kBlurTileWidth;
+            p.layout.groupsY = (extent.height + detail::kBlurTileHeight - 1) / detail::kBlurTileHeight;
         }
         if (p.layout.strip == 0) {
             return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: radii %u, %u do not fit the device's shared memory", fn,

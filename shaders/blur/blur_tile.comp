@@ -1,0 +1,181 @@
+#version 460
+// vkfx blur, small radii (the Tile method): a separable Gaussian or box blur of radius kRadius
+// (both axes) of one region of an image into another image, in one dispatch, one tile per
+// workgroup.
+//
+// A workgroup owns a tile of 64 output columns and kTileHeight output rows of one layer. It loads
+// the tile's source texels with the halo (kRadius texels on each side) into shared memory, every
+// load issued before any is stored; blurs those rows horizontally into a second array (store
+// caching: the horizontal result never leaves shared memory); and writes the tile blurred
+// vertically out of it. No loop carries state from one step to the next, so the workgroups of
+// an SM overlap their loads with one another's filtering, and the weights are made by every
+// invocation in registers (no barrier): at radii 1 and 2 (4 for fp16) this is faster than
+// walking a strip (blur.comp). The halo rows are read again by the tile above or below (from
+// the L2 cache, mostly).
+//
+// Borders, weights and precision as in blur.comp.
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
+
+#include "common/format.glsl"
+#include "common/srgb.glsl"
+
+const uint kTileWidth = 64u;
+
+const uint kFilterGaussian = 0u;
+const uint kFilterBox = 1u;
+
+layout(local_size_x = 256) in;
+const uint kGroupSize = 256u;
+
+layout(constant_id = 0) const bool kSrgb = false;
+#include "blur/border.glsl"
+
+// The radius of both axes (the taps are constants: loops unroll, weights stay in registers),
+// and the output rows of a tile (a multiple of 16).
+layout(constant_id = 1) const uint kRadius = 1u;
+layout(constant_id = 2) const uint kTileHeight = 16u;
+
+layout(set = 0, binding = 0) uniform sampler2DArray src;
+VKFX_DST_LAYOUT(1) uniform writeonly image2DArray dst;
+
+layout(push_constant) uniform Push {
+    ivec2 srcOffset;  // region origin in the source level
+    ivec2 dstOffset;  // region origin in the destination level
+    uvec2 extent;     // region size
+    uvec2 radius;     // x, y taps each side (at most kRadius)
+    vec2 weightScale; // Gaussian: -1 / (2 sigma^2) per axis
+    uint kernel;      // kFilter*
+    uint border;      // kBorder*
+    vec4 borderColor; // kBorderConstant: linear RGBA
+    uint strip;       // (blur.comp's walk; unused here; radius is (kRadius, kRadius))
+    uint rows;
+    uint segment;
+    uint ringRows;
+} pc;
+
+// Source texels in shared memory: packed halves for 8-bit formats (within their 1-code bound)
+// and fp16 (exact), else fp32. Horizontal results: packed halves for 8-bit formats, else fp32.
+#if VKFX_BLUR_PACKED || defined(VKFX_FMT_rgba16f)
+#define STAGED uvec2
+STAGED toStaged(VEC v) { return uvec2(packHalf2x16(v.xy), packHalf2x16(v.zw)); }
+VEC fromStaged(STAGED s) { return VEC(unpackHalf2x16(s.x), unpackHalf2x16(s.y)); }
+#else
+#define STAGED VEC
+STAGED toStaged(VEC v) { return v; }
+VEC fromStaged(STAGED s) { return s; }
+#endif
+#if VKFX_BLUR_PACKED
+#define SLOT uvec2
+SLOT toSlot(VEC v) { return uvec2(packHalf2x16(v.xy), packHalf2x16(v.zw)); }
+VEC fromSlot(SLOT s) { return VEC(unpackHalf2x16(s.x), unpackHalf2x16(s.y)); }
+#else
+#define SLOT VEC
+SLOT toSlot(VEC v) { return v; }
+VEC fromSlot(SLOT s) { return s; }
+#endif
+
+const uint kTaps = 2u * kRadius + 1u;
+const uint kStagedWidth = kTileWidth + 2u * kRadius;
+const uint kRows = kTileHeight + 2u * kRadius;                     // staged rows, and horizontal rows
+const uint kLoads = (kStagedWidth * kRows + kGroupSize - 1u) / kGroupSize; // per invocation
+
+shared STAGED sStaged[kStagedWidth * kRows]; // source rows y0 - kRadius .., kStagedWidth texels each
+shared SLOT sRows[kTileWidth * kRows];       // their horizontal blur, kTileWidth texels each
+
+// Normalized weights of taps 0..kRadius of one axis (tap -k has the weight of tap k): Gaussian
+// exp(-k^2 / (2 sigma^2)) / sum, or 1 / (2r + 1) for a box, summed in blur.comp's order
+// (smallest first). Every invocation makes its own: no shared memory, no barrier.
+// (A macro: arrays sized by specialization constants do not pass as function parameters.)
+#define MAKE_WEIGHTS(scale, w)                                                                     \
+    {                                                                                              \
+        [[unroll]] for (uint k = 0u; k <= kRadius; ++k)                                           \
+            w[k] = pc.kernel == kFilterBox ? 1.0 : exp((scale) * float(k) * float(k));            \
+        float sum = 0.0;                                                                           \
+        [[unroll]] for (uint k = kRadius; k >= 1u; --k) sum += 2.0 * w[k];                        \
+        sum += w[0];                                                                               \
+        float inv = 1.0 / sum;                                                                     \
+        [[unroll]] for (uint k = 0u; k <= kRadius; ++k) w[k] *= inv;                              \
+    }
+
+VEC constantColor() { return VEC_FROM4(pc.borderColor); }
+
+VEC fetchSource(int x, int y, uint layer)
+{
+    return VEC_FROM4(texelFetch(src, ivec3(pc.srcOffset + ivec2(x, y), int(layer)), 0));
+}
+
+void main()
+{
+    uint tid = gl_LocalInvocationIndex;
+    uint layer = gl_WorkGroupID.z;
+    int width = int(pc.extent.x);
+    int height = int(pc.extent.y);
+    int x0 = int(gl_WorkGroupID.x * kTileWidth);
+    int y0 = int(gl_WorkGroupID.y * kTileHeight);
+
+    // 1. Load source rows y0 - kRadius .., columns x0 - kRadius .. (border-mapped), all at once;
+    //    make the weights while they are in flight.
+    VEC loaded[kLoads];
+    [[unroll]] for (uint k = 0u; k < kLoads; ++k) {
+        uint i = k * kGroupSize + tid;
+        uint r = i / kStagedWidth;
+        int sx = borderIndex(x0 - int(kRadius) + int(i - r * kStagedWidth), width, pc.border);
+        int sy = borderIndex(y0 - int(kRadius) + int(r), height, pc.border);
+        bool outside = i >= kStagedWidth * kRows || sx < 0 || sy < 0;
+        loaded[k] = outside ? constantColor() : fetchSource(sx, sy, layer);
+    }
+    float wx[kRadius + 1u], wy[kRadius + 1u];
+    MAKE_WEIGHTS(pc.weightScale.x, wx)
+    MAKE_WEIGHTS(pc.weightScale.y, wy)
+    [[unroll]] for (uint k = 0u; k < kLoads; ++k) {
+        uint i = k * kGroupSize + tid;
+        if (i < kStagedWidth * kRows) sStaged[i] = toStaged(loaded[k]);
+    }
+    barrier();
+
+    // 2. Horizontal: row `row`, columns hCol .. hCol + 3 (16 invocations a row), from a window of
+    //    taps that slides through registers.
+    uint hCol = (tid % (kTileWidth / 4u)) * 4u;
+    for (uint row = tid / (kTileWidth / 4u); row < kRows; row += kGroupSize * 4u / kTileWidth) {
+        uint base = row * kStagedWidth + hCol;
+        VEC acc[4];
+        [[unroll]] for (uint j = 0u; j < 4u; ++j) acc[j] = VEC(0.0);
+        [[unroll]] for (uint i = 0u; i < kTaps + 3u; ++i) {
+            VEC t = fromStaged(sStaged[base + i]);
+            [[unroll]] for (uint j = 0u; j < 4u; ++j) {
+                if (i >= j && i - j < kTaps) acc[j] += wx[abs(int(i - j) - int(kRadius))] * t;
+            }
+        }
+        [[unroll]] for (uint j = 0u; j < 4u; ++j) sRows[row * kTileWidth + hCol + j] = toSlot(acc[j]);
+    }
+    barrier();
+
+    // 3. Vertical and the stores. A warp-sized run of 32 invocations covers 16 columns x 2 rows
+    //    per store (whole 16-byte x 2-row sectors of a block-linear image: one row at a time
+    //    wrote half sectors and ran at a third of the copy rate). Invocation: column vCol, output
+    //    rows vRow + 2j (j = 0..3) of each 16-row band.
+    uint lane = tid & 31u;
+    uint warp = tid >> 5u;
+    uint vCol = 16u * (warp & 3u) + (lane & 3u) + 4u * (lane >> 3u);
+    uint vRow = 8u * (warp >> 2u) + ((lane >> 2u) & 1u);
+    int x = x0 + int(vCol);
+    for (uint band = 0u; band < kTileHeight; band += 16u) {
+        // Output row band + vRow + 2j reads horizontal rows band + vRow + 2j + i (i = 0..2r).
+        VEC acc[4];
+        [[unroll]] for (uint j = 0u; j < 4u; ++j) acc[j] = VEC(0.0);
+        uint first = band + vRow;
+        [[unroll]] for (uint i = 0u; i < kTaps + 6u; ++i) {
+            VEC t = fromSlot(sRows[(first + i) * kTileWidth + vCol]);
+            [[unroll]] for (uint j = 0u; j < 4u; ++j) {
+                if (i >= 2u * j && i - 2u * j < kTaps) acc[j] += wy[abs(int(i - 2u * j) - int(kRadius))] * t;
+            }
+        }
+        if (x < width) {
+            [[unroll]] for (uint j = 0u; j < 4u; ++j) {
+                int y = y0 + int(first + 2u * j);
+                if (y < height) imageStore(dst, ivec3(pc.dstOffset + ivec2(x, y), int(layer)), encode(acc[j]));
+            }
+        }
+    }
+}
