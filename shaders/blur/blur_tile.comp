@@ -116,14 +116,25 @@ void main()
 
     // 1. Load source rows y0 - kRadius .., columns x0 - kRadius .. (border-mapped), all at once;
     //    make the weights while they are in flight.
+    //    Tiles whose halo is inside the region (most) skip the border mapping.
     VEC loaded[kLoads];
-    [[unroll]] for (uint k = 0u; k < kLoads; ++k) {
-        uint i = k * kGroupSize + tid;
-        uint r = i / kStagedWidth;
-        int sx = borderIndex(x0 - int(kRadius) + int(i - r * kStagedWidth), width, pc.border);
-        int sy = borderIndex(y0 - int(kRadius) + int(r), height, pc.border);
-        bool outside = i >= kStagedWidth * kRows || sx < 0 || sy < 0;
-        loaded[k] = outside ? constantColor() : fetchSource(sx, sy, layer);
+    bool inside = x0 >= int(kRadius) && y0 >= int(kRadius) && x0 + int(kStagedWidth - kRadius) <= width &&
+                  y0 + int(kRows - kRadius) <= height; // uniform in the workgroup
+    if (inside) {
+        [[unroll]] for (uint k = 0u; k < kLoads; ++k) {
+            uint i = min(k * kGroupSize + tid, kStagedWidth * kRows - 1u);
+            uint r = i / kStagedWidth;
+            loaded[k] = fetchSource(x0 - int(kRadius) + int(i - r * kStagedWidth), y0 - int(kRadius) + int(r), layer);
+        }
+    } else {
+        [[unroll]] for (uint k = 0u; k < kLoads; ++k) {
+            uint i = k * kGroupSize + tid;
+            uint r = i / kStagedWidth;
+            int sx = borderIndex(x0 - int(kRadius) + int(i - r * kStagedWidth), width, pc.border);
+            int sy = borderIndex(y0 - int(kRadius) + int(r), height, pc.border);
+            bool outside = i >= kStagedWidth * kRows || sx < 0 || sy < 0;
+            loaded[k] = outside ? constantColor() : fetchSource(sx, sy, layer);
+        }
     }
     float wx[kRadius + 1u], wy[kRadius + 1u];
     MAKE_WEIGHTS(pc.weightScale.x, wx)
