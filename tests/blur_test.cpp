@@ -618,6 +618,17 @@ TEST_F(BlurTest, TileMethodRadiiMatchReference) {
             }
         }
     }
+    // Large enough for several tiles per workgroup (1920x1000: 4, the last group 3; 1100x990: 2,
+    // the last tile partial).
+    runCase({.format = VK_FORMAT_R8G8B8A8_UNORM, .extent = {1920, 1000}, .sigmaX = 0.4f, .sigmaY = 0.3f,
+             .radiusX = 1, .radiusY = 1, .border = BlurBorder::Mirror, .seed = seed++});
+    if (stopped())
+        return;
+    runCase({.format = VK_FORMAT_R16G16B16A16_SFLOAT, .extent = {1100, 990}, .sigmaX = 0.7f, .sigmaY = 0.9f,
+             .radiusX = 2, .radiusY = 2, .border = BlurBorder::Wrap, .content = BlurCase::Content::HotPixels,
+             .seed = seed++});
+    if (stopped())
+        return;
     for (VkFormat format : {VK_FORMAT_R8G8B8A8_SRGB, VK_FORMAT_R16G16B16A16_SFLOAT}) {
         runCase({.format = format, .extent = {150, 70}, .dstExtent = {90, 60}, .layers = 2,
                  .srcOffset = {5, 7}, .dstOffset = {3, 9}, .region = {67, 35}, .sigmaX = 0.8f,

@@ -32,9 +32,10 @@
 // into a ring of rows in shared memory and writes output rows blurred vertically out of the ring,
 // so each source texel is read about once and the horizontal result never goes to memory. The
 // strip width and the rows per step follow from the radii and the device's shared memory.
-// Where both radii are 1 or 2 (up to 4 for R16G16B16A16_SFLOAT) a workgroup instead blurs one
-// tile of 64x16 outputs (its source texels and halo staged at once; the halo rows are read
-// again by the neighbouring tiles, mostly from the L2 cache).
+// Where both radii are 1 or 2 (up to 4 for R16G16B16A16_SFLOAT) a workgroup instead blurs
+// tiles of 64x16 outputs, up to 8 one below the other (each tile's source texels and halo staged
+// at once, the next tile's loaded during this one's vertical pass; the halo rows are read again
+// by the neighbouring tiles, mostly from the L2 cache).
 // Cost: one read of the region (plus halos) and one write; 2 (2r + 1) multiply-adds per channel
 // per texel at radius r. Gaussians of a radius above kMaxRadius take the Decimated method
 // (BlurMethod), and so do those of sigma 6 and more when the caller gives scratch (Auto; 8-bit
@@ -80,7 +81,7 @@ enum class BlurMethod : std::uint32_t {
     Auto = 0,
     // Every output from its (2 rx + 1)(2 ry + 1) taps, in one dispatch (radius up to kMaxRadius):
     // workgroups walk strips of columns, or, where both radii are 1 or 2 (up to 4 for
-    // R16G16B16A16_SFLOAT), each blurs a tile of 64x16 outputs (faster there on an H200).
+    // R16G16B16A16_SFLOAT), blur tiles of 64x16 outputs (faster there on an H200).
     Direct = 1,
     // Gaussian only: the blur computed exactly on a grid of points about sigma / 3 apart and each
     // output interpolated from the 4x4 grid points around it (cubic Lagrange), in three

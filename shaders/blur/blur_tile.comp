@@ -3,15 +3,15 @@
 // (both axes) of one region of an image into another image, in one dispatch, one tile per
 // workgroup.
 //
-// A workgroup owns a tile of 64 output columns and kTileHeight output rows of one layer. It loads
-// the tile's source texels with the halo (kRadius texels on each side) into shared memory, every
-// load issued before any is stored; blurs those rows horizontally into a second array (store
-// caching: the horizontal result never leaves shared memory); and writes the tile blurred
-// vertically out of it. No loop carries state from one step to the next, so the workgroups of
-// an SM overlap their loads with one another's filtering, and the weights are made by every
-// invocation in registers (no barrier): at radii 1 and 2 (4 for fp16) this is faster than
-// walking a strip (blur.comp). The halo rows are read again by the tile above or below (from
-// the L2 cache, mostly).
+// A workgroup owns pc.segment tiles of 64 output columns by kTileHeight output rows of one
+// layer, one below the other. For each, it loads the tile's source texels with the halo (kRadius
+// texels on each side) into shared memory, every load issued before any is stored; blurs those
+// rows horizontally into a second array (store caching: the horizontal result never leaves
+// shared memory); and writes the tile blurred vertically out of it. The next tile's loads are
+// issued before this tile's vertical pass, so that their latency overlaps it, and the weights are
+// made by every invocation in registers (no barrier): at radii 1 and 2 (4 for fp16) this is
+// faster than walking a strip (blur.comp). The halo rows are read again by the tile above or below
+// (from the L2 cache, mostly).
 //
 // Borders, weights and precision as in blur.comp.
 #extension GL_GOOGLE_include_directive : require
@@ -50,7 +50,7 @@ layout(push_constant) uniform Push {
     vec4 borderColor; // kBorderConstant: linear RGBA
     uint strip;       // (blur.comp's walk; unused here; radius is (kRadius, kRadius))
     uint rows;
-    uint segment;
+    uint segment;     // here: tiles per workgroup, one below the other
     uint ringRows;
 } pc;
 
@@ -105,6 +105,31 @@ VEC fetchSource(int x, int y, uint layer)
     return VEC_FROM4(texelFetch(src, ivec3(pc.srcOffset + ivec2(x, y), int(layer)), 0));
 }
 
+// Issues the loads of the tile at (x0, y0) into `loaded` (a macro: `loaded` is sized by a
+// specialization constant). Tiles whose halo is inside the region (most) skip the border mapping.
+#define STAGE_LOADS(x0, y0, loaded)                                                                 \
+    {                                                                                              \
+        bool inside = x0 >= int(kRadius) && y0 >= int(kRadius) &&                                  \
+                      x0 + int(kStagedWidth - kRadius) <= width && y0 + int(kRows - kRadius) <= height; \
+        if (inside) {                                                                              \
+            [[unroll]] for (uint k = 0u; k < kLoads; ++k) {                                        \
+                uint i = min(k * kGroupSize + tid, kStagedWidth * kRows - 1u);                     \
+                uint r = i / kStagedWidth;                                                         \
+                loaded[k] = fetchSource(x0 - int(kRadius) + int(i - r * kStagedWidth),             \
+                                        y0 - int(kRadius) + int(r), layer);                        \
+            }                                                                                      \
+        } else {                                                                                   \
+            [[unroll]] for (uint k = 0u; k < kLoads; ++k) {                                        \
+                uint i = k * kGroupSize + tid;                                                     \
+                uint r = i / kStagedWidth;                                                         \
+                int sx = borderIndex(x0 - int(kRadius) + int(i - r * kStagedWidth), width, pc.border); \
+                int sy = borderIndex(y0 - int(kRadius) + int(r), height, pc.border);               \
+                bool outside = i >= kStagedWidth * kRows || sx < 0 || sy < 0;                      \
+                loaded[k] = outside ? constantColor() : fetchSource(sx, sy, layer);                \
+            }                                                                                      \
+        }                                                                                          \
+    }
+
 void main()
 {
     uint tid = gl_LocalInvocationIndex;
@@ -112,80 +137,70 @@ void main()
     int width = int(pc.extent.x);
     int height = int(pc.extent.y);
     int x0 = int(gl_WorkGroupID.x * kTileWidth);
-    int y0 = int(gl_WorkGroupID.y * kTileHeight);
+    int yGroup = int(gl_WorkGroupID.y * kTileHeight * pc.segment);
 
-    // 1. Load source rows y0 - kRadius .., columns x0 - kRadius .. (border-mapped), all at once;
-    //    make the weights while they are in flight.
-    //    Tiles whose halo is inside the region (most) skip the border mapping.
+    // 1. Load the first tile's source rows y0 - kRadius .., columns x0 - kRadius .. (border-
+    //    mapped), all at once; make the weights while they are in flight.
     VEC loaded[kLoads];
-    bool inside = x0 >= int(kRadius) && y0 >= int(kRadius) && x0 + int(kStagedWidth - kRadius) <= width &&
-                  y0 + int(kRows - kRadius) <= height; // uniform in the workgroup
-    if (inside) {
-        [[unroll]] for (uint k = 0u; k < kLoads; ++k) {
-            uint i = min(k * kGroupSize + tid, kStagedWidth * kRows - 1u);
-            uint r = i / kStagedWidth;
-            loaded[k] = fetchSource(x0 - int(kRadius) + int(i - r * kStagedWidth), y0 - int(kRadius) + int(r), layer);
-        }
-    } else {
-        [[unroll]] for (uint k = 0u; k < kLoads; ++k) {
-            uint i = k * kGroupSize + tid;
-            uint r = i / kStagedWidth;
-            int sx = borderIndex(x0 - int(kRadius) + int(i - r * kStagedWidth), width, pc.border);
-            int sy = borderIndex(y0 - int(kRadius) + int(r), height, pc.border);
-            bool outside = i >= kStagedWidth * kRows || sx < 0 || sy < 0;
-            loaded[k] = outside ? constantColor() : fetchSource(sx, sy, layer);
-        }
-    }
+    STAGE_LOADS(x0, yGroup, loaded)
     float wx[kRadius + 1u], wy[kRadius + 1u];
     MAKE_WEIGHTS(pc.weightScale.x, wx)
     MAKE_WEIGHTS(pc.weightScale.y, wy)
-    [[unroll]] for (uint k = 0u; k < kLoads; ++k) {
-        uint i = k * kGroupSize + tid;
-        if (i < kStagedWidth * kRows) sStaged[i] = toStaged(loaded[k]);
-    }
-    barrier();
 
-    // 2. Horizontal: row `row`, columns hCol .. hCol + 3 (16 invocations a row), from a window of
-    //    taps that slides through registers.
-    uint hCol = (tid % (kTileWidth / 4u)) * 4u;
-    for (uint row = tid / (kTileWidth / 4u); row < kRows; row += kGroupSize * 4u / kTileWidth) {
-        uint base = row * kStagedWidth + hCol;
-        VEC acc[4];
-        [[unroll]] for (uint j = 0u; j < 4u; ++j) acc[j] = VEC(0.0);
-        [[unroll]] for (uint i = 0u; i < kTaps + 3u; ++i) {
-            VEC t = fromStaged(sStaged[base + i]);
-            [[unroll]] for (uint j = 0u; j < 4u; ++j) {
-                if (i >= j && i - j < kTaps) acc[j] += wx[abs(int(i - j) - int(kRadius))] * t;
-            }
-        }
-        [[unroll]] for (uint j = 0u; j < 4u; ++j) sRows[row * kTileWidth + hCol + j] = toSlot(acc[j]);
-    }
-    barrier();
-
-    // 3. Vertical and the stores. A warp-sized run of 32 invocations covers 16 columns x 2 rows
-    //    per store (whole 16-byte x 2-row sectors of a block-linear image: one row at a time
-    //    wrote half sectors and ran at a third of the copy rate). Invocation: column vCol, output
-    //    rows vRow + 2j (j = 0..3) of each 16-row band.
     uint lane = tid & 31u;
     uint warp = tid >> 5u;
     uint vCol = 16u * (warp & 3u) + (lane & 3u) + 4u * (lane >> 3u);
     uint vRow = 8u * (warp >> 2u) + ((lane >> 2u) & 1u);
     int x = x0 + int(vCol);
-    for (uint band = 0u; band < kTileHeight; band += 16u) {
-        // Output row band + vRow + 2j reads horizontal rows band + vRow + 2j + i (i = 0..2r).
-        VEC acc[4];
-        [[unroll]] for (uint j = 0u; j < 4u; ++j) acc[j] = VEC(0.0);
-        uint first = band + vRow;
-        [[unroll]] for (uint i = 0u; i < kTaps + 6u; ++i) {
-            VEC t = fromSlot(sRows[(first + i) * kTileWidth + vCol]);
-            [[unroll]] for (uint j = 0u; j < 4u; ++j) {
-                if (i >= 2u * j && i - 2u * j < kTaps) acc[j] += wy[abs(int(i - 2u * j) - int(kRadius))] * t;
-            }
+    for (uint tile = 0u; tile < pc.segment; ++tile) {
+        int y0 = yGroup + int(tile * kTileHeight);
+        if (y0 >= height) break; // uniform
+        [[unroll]] for (uint k = 0u; k < kLoads; ++k) {
+            uint i = k * kGroupSize + tid;
+            if (i < kStagedWidth * kRows) sStaged[i] = toStaged(loaded[k]);
         }
-        if (x < width) {
-            [[unroll]] for (uint j = 0u; j < 4u; ++j) {
-                int y = y0 + int(first + 2u * j);
-                if (y < height) imageStore(dst, ivec3(pc.dstOffset + ivec2(x, y), int(layer)), encode(acc[j]));
+        barrier(); // (also: the previous tile's vertical reads of sRows are done)
+
+        // 2. Horizontal: row `row`, columns hCol .. hCol + 3 (16 invocations a row), from a
+        //    window of taps that slides through registers.
+        uint hCol = (tid % (kTileWidth / 4u)) * 4u;
+        for (uint row = tid / (kTileWidth / 4u); row < kRows; row += kGroupSize * 4u / kTileWidth) {
+            uint base = row * kStagedWidth + hCol;
+            VEC acc[4];
+            [[unroll]] for (uint j = 0u; j < 4u; ++j) acc[j] = VEC(0.0);
+            [[unroll]] for (uint i = 0u; i < kTaps + 3u; ++i) {
+                VEC t = fromStaged(sStaged[base + i]);
+                [[unroll]] for (uint j = 0u; j < 4u; ++j) {
+                    if (i >= j && i - j < kTaps) acc[j] += wx[abs(int(i - j) - int(kRadius))] * t;
+                }
+            }
+            [[unroll]] for (uint j = 0u; j < 4u; ++j) sRows[row * kTileWidth + hCol + j] = toSlot(acc[j]);
+        }
+        barrier();
+
+        // The next tile's loads, in flight during this tile's vertical pass and stores.
+        if (tile + 1u < pc.segment) STAGE_LOADS(x0, y0 + int(kTileHeight), loaded)
+
+        // 3. Vertical and the stores. A warp-sized run of 32 invocations covers 16 columns x 2
+        //    rows per store (whole 16-byte x 2-row sectors of a block-linear image: one row at a
+        //    time wrote half sectors and ran at a third of the copy rate). Invocation: column
+        //    vCol, output rows vRow + 2j (j = 0..3) of each 16-row band.
+        for (uint band = 0u; band < kTileHeight; band += 16u) {
+            // Output row band + vRow + 2j reads horizontal rows band + vRow + 2j + i (i = 0..2r).
+            VEC acc[4];
+            [[unroll]] for (uint j = 0u; j < 4u; ++j) acc[j] = VEC(0.0);
+            uint first = band + vRow;
+            [[unroll]] for (uint i = 0u; i < kTaps + 6u; ++i) {
+                VEC t = fromSlot(sRows[(first + i) * kTileWidth + vCol]);
+                [[unroll]] for (uint j = 0u; j < 4u; ++j) {
+                    if (i >= 2u * j && i - 2u * j < kTaps) acc[j] += wy[abs(int(i - 2u * j) - int(kRadius))] * t;
+                }
+            }
+            if (x < width) {
+                [[unroll]] for (uint j = 0u; j < 4u; ++j) {
+                    int y = y0 + int(first + 2u * j);
+                    if (y < height) imageStore(dst, ivec3(pc.dstOffset + ivec2(x, y), int(layer)), encode(acc[j]));
+                }
             }
         }
     }
