@@ -214,7 +214,7 @@ inline BlurGridLayout blurGridLayout(VkExtent2D extent, std::uint32_t layers, st
 // pipeline r - 1.
 constexpr std::uint32_t kBlurTileWidth = 64;
 constexpr std::uint32_t kBlurTileHeight = 16;
-constexpr std::uint32_t kBlurTileMaxRadius = 4;
+constexpr std::uint32_t kBlurTileMaxRadius = 8;
 // Tiles per workgroup (one below the other; each tile's loads are issued during the vertical pass
 // of the one before): the most, up to 8, that leave at least kBlurTileTargetGroups workgroups.
 // H200, median us, 1 / 4 / 8 / 16 tiles: RGBA8 r = 1 3840x2160 65.3 / 55.8 / 55.6 / 59.0,
@@ -240,11 +240,13 @@ inline std::uint32_t blurTileBytes(const BlurFormat& fmt, std::uint32_t radius)
 }
 // The radii the Tile method takes for a format, measured against the walk (blur.comp) on an
 // H200 (median us, 3840x2160 / 1920x1080, walk against tile): RGBA8 r = 1 98.6 / 34.0 against
-// 71.0 / 20.7, r = 2 102.8 / 34.5 against 78.2 / 23.0, r = 4 119.8 / 38.7 against 159.9 / 43.2;
-// RGBA16F r = 1 153.7 / 46.2 against 161.9 / 44.0, r = 2 177.8 / 52.4 against 179.3 / 48.5,
-// r = 4 209.1 / 63.4 against 197.7 / 53.1. The walk's fp32 ring costs fp16 most.
+// 55.8 / 19.1, r = 2 102.8 / 34.5 against 61.3 / 20.7, r = 4 120.2 / 39.0 against 114.2 / 36.6,
+// r = 8 193.5 / 52.8 against 166.4 / 53.5; RGBA16F r = 1 153.7 / 46.2 against 111.7 / 34.7,
+// r = 4 209.1 / 63.4 against 138.0 / 43.8 (from r = 7 its tile does not fit 48 KiB). Other
+// formats: radii 1 and 2 (not timed).
 inline std::uint32_t blurTileMaxRadius(const BlurFormat& fmt)
 {
+    if (fmt.slotBytes == 8) return 8u; // 8-bit RGBA / BGRA (packed halves)
     return fmt.format == VK_FORMAT_R16G16B16A16_SFLOAT ? 4u : 2u;
 }
 
