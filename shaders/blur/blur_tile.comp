@@ -1,7 +1,6 @@
 #version 460
 // vkfx blur, small radii (the Tile method): a separable Gaussian or box blur of radius kRadius
-// (both axes) of one region of an image into another image, in one dispatch, one tile per
-// workgroup.
+// (both axes) of one region of an image into another image, in one dispatch.
 //
 // A workgroup owns pc.segment tiles of 64 output columns by kTileHeight output rows of one
 // layer, one below the other. For each, it loads the tile's source texels with the halo (kRadius
@@ -9,9 +8,9 @@
 // rows horizontally into a second array (store caching: the horizontal result never leaves
 // shared memory); and writes the tile blurred vertically out of it. The next tile's loads are
 // issued before this tile's vertical pass, so that their latency overlaps it, and the weights are
-// made by every invocation in registers (no barrier): at radii 1 and 2 (4 for fp16) this is
-// faster than walking a strip (blur.comp). The halo rows are read again by the tile above or below
-// (from the L2 cache, mostly).
+// made by every invocation in registers (no barrier): at small radii (the host's
+// blurTileMaxRadius) this is faster than walking a strip (blur.comp). The halo rows are read
+// again by the tile above or below (from the L2 cache, mostly).
 //
 // Borders, weights and precision as in blur.comp.
 #extension GL_GOOGLE_include_directive : require
@@ -43,12 +42,12 @@ layout(push_constant) uniform Push {
     ivec2 srcOffset;  // region origin in the source level
     ivec2 dstOffset;  // region origin in the destination level
     uvec2 extent;     // region size
-    uvec2 radius;     // x, y taps each side (at most kRadius)
+    uvec2 radius;     // x, y taps each side (both kRadius here)
     vec2 weightScale; // Gaussian: -1 / (2 sigma^2) per axis
     uint kernel;      // kFilter*
     uint border;      // kBorder*
     vec4 borderColor; // kBorderConstant: linear RGBA
-    uint strip;       // (blur.comp's walk; unused here; radius is (kRadius, kRadius))
+    uint strip;       // (blur.comp's walk; unused here)
     uint rows;
     uint segment;     // here: tiles per workgroup, one below the other
     uint ringRows;
