@@ -453,9 +453,10 @@ class Runner {
     BlurRow runBlur(const BlurCase &c);
 
   private:
-    // About 20 ms of copies (the eviction buffers), so that the GPU has left its idle clocks
-    // when the first repetition starts; the CPU work between rows (buffers, pipelines) lets it
-    // fall back to them.
+    // About 100-200 ms of copies (the eviction buffers; --quick: 20 GiB), so that the GPU has
+    // left its idle clocks when the first repetition starts; the CPU work between rows (buffers,
+    // pipelines) lets it fall back to them. (H200: with 20 ms, the first rows of a run on an idle
+    // GPU, and the first rows after a new format's pipelines were made, ran 2-5x slower.)
     void heat(VkCommandBuffer cmd) const;
     Timing measure(const Method &m);
     void recordCopy(VkCommandBuffer cmd, const Buffer &src, const Buffer &dst,
@@ -604,7 +605,10 @@ void Runner::heat(VkCommandBuffer cmd) const {
     if (!m_options.evict)
         return;
     const double mib = static_cast<double>(m_evictSrc.size) / static_cast<double>(kMiB);
-    const auto copies = static_cast<std::uint32_t>(std::clamp(20.0 * 1024.0 / mib, 1.0, 200.0));
+    // --quick: about 20 GiB (lavapipe copies slowly); else about 400 GiB (100-200 ms).
+    const double gib = m_options.quick ? 20.0 : 400.0;
+    const double most = m_options.quick ? 200.0 : 2000.0;
+    const auto copies = static_cast<std::uint32_t>(std::clamp(gib * 1024.0 / mib, 1.0, most));
     for (std::uint32_t i = 0; i < copies; ++i) {
         recordCopy(cmd, m_evictSrc, m_evictDst, m_evictSrc.size);
         fullBarrier(cmd);
