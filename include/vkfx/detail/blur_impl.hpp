@@ -214,7 +214,6 @@ inline BlurGridLayout blurGridLayout(VkExtent2D extent, std::uint32_t layers, st
 // pipeline r - 1.
 constexpr std::uint32_t kBlurTileWidth = 64;
 constexpr std::uint32_t kBlurTileHeight = 16;
-constexpr std::uint32_t kBlurTileMaxRadius = 8;
 // Tiles per workgroup (one below the other; each tile's loads are issued during the vertical pass
 // of the one before): the most, up to 8, that leave at least kBlurTileTargetGroups workgroups.
 // H200, median us, 1 / 4 / 8 / 16 tiles: RGBA8 r = 1 3840x2160 65.3 / 55.8 / 55.6 / 59.0,
@@ -519,7 +518,8 @@ inline VkResult Blurrer::create(const Device& device, const BlurrerCreateInfo& i
                                                          {1, offsetof(TileSpec, radius), sizeof(std::uint32_t)},
                                                          {2, offsetof(TileSpec, height), sizeof(std::uint32_t)}};
         const VkSpecializationInfo tileSpecInfo{3, tileEntries, sizeof(TileSpec), &tileSpec};
-        for (std::uint32_t radius = 1; radius <= detail::blurTileMaxRadius(*fmt); ++radius) {
+        const std::uint32_t tileRadii = std::min(detail::blurTileMaxRadius(*fmt), kTileMaxRadius);
+        for (std::uint32_t radius = 1; radius <= tileRadii; ++radius) {
             if (detail::blurTileBytes(*fmt, radius) > sharedBytes) break;
             tileSpec.radius = radius;
             r = detail::createComputePipeline(device, fn, fmt->tileCode, fmt->tileBytes, &tileSpecInfo,
@@ -705,42 +705,47 @@ inline VkResult Blurrer::plan(const BlurInfo& info, const char* fn, bool withScr
     };
     bool groupsFit = true;
     if (!p.decimated) {
-        // The smallest shared-memory budget whose shape makes at least kGoodStep outputs per step
-        // (else the shape that makes the most). Measured on an H200 (RGBA8, 3840x2160): radius 1
-        // 111 us with 16 KiB against 212 with 48 KiB; radius 8 and 16 fastest with 24 KiB, 32
-        // with 48. RGBA16F at radii up to 4 takes the smallest budget whatever its shape (16-byte
-        // slots: few outputs per step, but more of the SM left to the texture cache): 3840x2160
-        // radius 1, 2, 4 with 16 KiB 174, 190, 210 us against 213, 233, 265 with 48 KiB, which
-        // radius 8 needs (335 against 425). (RGBA32F has the same slots; not measured.)
-        constexpr std::uint32_t kGoodStep = 512;
-        const bool smallest = m_info.format == VK_FORMAT_R16G16B16A16_SFLOAT && maxRadius <= 4;
-        for (std::uint32_t i = 0; i < kBudgets && m_pipelines[i]; ++i) {
-            detail::BlurLayout c = detail::blurLayout(extent, p.layers, p.radius[0], p.radius[1], m_sharedTexels[i],
-                                                      detail::kBlurOutputs);
-            if (c.strip * c.rows > p.layout.strip * p.layout.rows) {
-                p.layout = c;
-                p.pipeline = m_pipelines[i];
-            }
-            if (p.layout.strip * p.layout.rows >= kGoodStep || (smallest && p.layout.strip != 0)) break;
-        }
-        if (m_pipelineNarrow && maxRadius <= 2) {
-            detail::BlurLayout c = detail::blurLayout(extent, p.layers, p.radius[0], p.radius[1], m_sharedTexels[0], 1);
-            if (c.strip != 0) {
-                p.layout = c;
-                p.pipeline = m_pipelineNarrow;
-            }
-        }
-        // The Tile method where it has a pipeline for the radius (the same on both axes).
-        if (p.radius[0] == p.radius[1] && p.radius[0] >= 1 && p.radius[0] <= detail::kBlurTileMaxRadius &&
-            m_tilePipelines[p.radius[0] - 1]) {
-            p.pipeline = m_tilePipelines[p.radius[0] - 1];
-            p.layout = {};
+        // The Tile method where it has a pipeline for the radius (the same on both axes), else the
+        // walk.
+        const std::uint32_t tileRadius = p.radius[0];
+        const VkPipeline tile = p.radius[1] == tileRadius && tileRadius >= 1 && tileRadius <= kTileMaxRadius
+                                    ? m_tilePipelines[tileRadius - 1]
+                                    : VK_NULL_HANDLE;
+        if (tile) {
+            p.pipeline = tile;
             p.layout.strip = detail::kBlurTileWidth;
             p.layout.rows = detail::kBlurTileHeight;
             p.layout.groupsX = (extent.width + detail::kBlurTileWidth - 1) / detail::kBlurTileWidth;
             p.layout.segment = detail::blurTilesPerGroup(extent, p.layers);
             const std::uint32_t groupRows = detail::kBlurTileHeight * p.layout.segment;
             p.layout.groupsY = (extent.height + groupRows - 1) / groupRows;
+        } else {
+            // The smallest shared-memory budget whose shape makes at least kGoodStep outputs per
+            // step (else the shape that makes the most). Measured on an H200 (RGBA8, 3840x2160):
+            // radius 1 111 us with 16 KiB against 212 with 48 KiB; radius 8 and 16 fastest with
+            // 24 KiB, 32 with 48. RGBA16F at radii up to 4 takes the smallest budget whatever its
+            // shape (16-byte slots: few outputs per step, but more of the SM left to the texture
+            // cache): 3840x2160 radius 1, 2, 4 with 16 KiB 174, 190, 210 us against 213, 233, 265
+            // with 48 KiB, which radius 8 needs (335 against 425). (RGBA32F has the same slots;
+            // not measured.)
+            constexpr std::uint32_t kGoodStep = 512;
+            const bool smallest = m_info.format == VK_FORMAT_R16G16B16A16_SFLOAT && maxRadius <= 4;
+            for (std::uint32_t i = 0; i < kBudgets && m_pipelines[i]; ++i) {
+                detail::BlurLayout c = detail::blurLayout(extent, p.layers, p.radius[0], p.radius[1], m_sharedTexels[i],
+                                                          detail::kBlurOutputs);
+                if (c.strip * c.rows > p.layout.strip * p.layout.rows) {
+                    p.layout = c;
+                    p.pipeline = m_pipelines[i];
+                }
+                if (p.layout.strip * p.layout.rows >= kGoodStep || (smallest && p.layout.strip != 0)) break;
+            }
+            if (m_pipelineNarrow && maxRadius <= 2) {
+                detail::BlurLayout c = detail::blurLayout(extent, p.layers, p.radius[0], p.radius[1], m_sharedTexels[0], 1);
+                if (c.strip != 0) {
+                    p.layout = c;
+                    p.pipeline = m_pipelineNarrow;
+                }
+            }
         }
         if (p.layout.strip == 0) {
             return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: radii %u, %u do not fit the device's shared memory", fn,
