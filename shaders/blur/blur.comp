@@ -26,9 +26,6 @@ const uint kGroupSize = 256u;
 const uint kMaxRadius = 128u; // the direct path's largest radius
 const uint kStageLoads = 4u;  // source texels each invocation has in flight while staging
 
-const uint kFilterGaussian = 0u;
-const uint kFilterBox = 1u;
-
 layout(local_size_x = 256) in;
 
 layout(constant_id = 0) const bool kSrgb = false;
@@ -41,35 +38,7 @@ layout(constant_id = 1) const uint kSharedTexels = 1024u;
 // outputs for four per invocation to keep the workgroup busy (RGBA16F at radius 1 and 2).
 layout(constant_id = 2) const uint kOutputs = 4u;
 
-layout(set = 0, binding = 0) uniform sampler2DArray src;
-VKFX_DST_LAYOUT(1) uniform writeonly image2DArray dst;
-
-layout(push_constant) uniform Push {
-    ivec2 srcOffset;  // region origin in the source level
-    ivec2 dstOffset;  // region origin in the destination level
-    uvec2 extent;     // region size
-    uvec2 radius;     // x, y taps each side
-    vec2 weightScale; // Gaussian: -1 / (2 sigma^2) per axis
-    uint kernel;      // kFilter*
-    uint border;      // kBorder*
-    vec4 borderColor; // kBorderConstant: linear RGBA
-    uint strip;       // output columns per workgroup (a multiple of kOutputs)
-    uint rows;        // rows per step (a multiple of kOutputs; strip * rows / kOutputs <= kGroupSize)
-    uint segment;     // output rows per workgroup (a multiple of rows)
-    uint ringRows;    // rows of the ring: rows * (ceil(2 radius.y / rows) + 1)
-} pc;
-
-// Texels in shared memory: 8-bit formats as packed halves (their 1-code bound leaves room for
-// two fp16 roundings; half the bytes of fp32), the others as fp32.
-#if VKFX_BLUR_PACKED
-#define SLOT uvec2
-SLOT toSlot(VEC v) { return uvec2(packHalf2x16(v.xy), packHalf2x16(v.zw)); }
-VEC fromSlot(SLOT s) { return VEC(unpackHalf2x16(s.x), unpackHalf2x16(s.y)); }
-#else
-#define SLOT VEC
-SLOT toSlot(VEC v) { return v; }
-VEC fromSlot(SLOT s) { return s; }
-#endif
+#include "blur/direct.glsl"
 
 shared SLOT sTexels[kSharedTexels]; // the ring (ringRows x strip), then the staged rows
 shared float sWeightX[2u * kMaxRadius + 1u]; // taps -r..r

@@ -21,9 +21,6 @@
 
 const uint kTileWidth = 64u;
 
-const uint kFilterGaussian = 0u;
-const uint kFilterBox = 1u;
-
 layout(local_size_x = 256) in;
 const uint kGroupSize = 256u;
 
@@ -35,26 +32,8 @@ layout(constant_id = 0) const bool kSrgb = false;
 layout(constant_id = 1) const uint kRadius = 1u;
 layout(constant_id = 2) const uint kTileHeight = 16u;
 
-layout(set = 0, binding = 0) uniform sampler2DArray src;
-VKFX_DST_LAYOUT(1) uniform writeonly image2DArray dst;
-
-layout(push_constant) uniform Push {
-    ivec2 srcOffset;  // region origin in the source level
-    ivec2 dstOffset;  // region origin in the destination level
-    uvec2 extent;     // region size
-    uvec2 radius;     // x, y taps each side (both kRadius here)
-    vec2 weightScale; // Gaussian: -1 / (2 sigma^2) per axis
-    uint kernel;      // kFilter*
-    uint border;      // kBorder*
-    vec4 borderColor; // kBorderConstant: linear RGBA
-    uint strip;       // (blur.comp's walk; unused here)
-    uint rows;
-    uint segment;     // here: tiles per workgroup, one below the other
-    uint ringRows;
-} pc;
-
 // Source texels in shared memory: packed halves for 8-bit formats (within their 1-code bound)
-// and fp16 (exact), else fp32. Horizontal results: packed halves for 8-bit formats, else fp32.
+// and fp16 (exact), else fp32. Horizontal results: SLOT (blur/direct.glsl).
 #if VKFX_BLUR_PACKED || defined(VKFX_FMT_rgba16f)
 #define STAGED uvec2
 STAGED toStaged(VEC v) { return uvec2(packHalf2x16(v.xy), packHalf2x16(v.zw)); }
@@ -64,15 +43,8 @@ VEC fromStaged(STAGED s) { return VEC(unpackHalf2x16(s.x), unpackHalf2x16(s.y));
 STAGED toStaged(VEC v) { return v; }
 VEC fromStaged(STAGED s) { return s; }
 #endif
-#if VKFX_BLUR_PACKED
-#define SLOT uvec2
-SLOT toSlot(VEC v) { return uvec2(packHalf2x16(v.xy), packHalf2x16(v.zw)); }
-VEC fromSlot(SLOT s) { return VEC(unpackHalf2x16(s.x), unpackHalf2x16(s.y)); }
-#else
-#define SLOT VEC
-SLOT toSlot(VEC v) { return v; }
-VEC fromSlot(SLOT s) { return s; }
-#endif
+
+#include "blur/direct.glsl"
 
 const uint kTaps = 2u * kRadius + 1u;
 const uint kStagedWidth = kTileWidth + 2u * kRadius;
