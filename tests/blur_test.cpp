@@ -589,9 +589,6 @@ TEST_P(BlurSigmas, RandomAndHotPixelsMatchReference) {
 INSTANTIATE_TEST_SUITE_P(, BlurSigmas, ::testing::Values(0.3f, 0.5f, 1.0f, 1.6f, 2.8f, 4.0f, 7.5f, 16.0f, 32.0f),
                          sigmaName);
 
-// RGBA16F at radius 1 and 2 runs a kernel of its own (one output per invocation instead of
-// four): every border, hot pixels, a size of several strips and segments, a box, and radius 2
-// by 4 (which takes the four-output kernel).
 // The same radius on both axes, up to 8 (8-bit RGBA / BGRA), 4 (RGBA16F) or 2, takes the Tile
 // method (tiles of 64 x 16) where the device's shared memory holds the tile: every format,
 // every border, sizes below, at and across tile edges, different sigmas per axis, boxes, a
@@ -644,6 +641,10 @@ TEST_F(BlurTest, TileMethodRadiiMatchReference) {
     }
 }
 
+// RGBA16F with radii 1 and 2 (different per axis: equal ones take the Tile method) runs a walk
+// kernel of its own (one output per invocation instead of four): every border, hot pixels, a
+// size of several strips and segments, a box, and radius 2 by 4 (which takes the four-output
+// kernel).
 TEST_F(BlurTest, Rgba16fSmallRadiiMatchReference) {
     struct Variant {
         float sigmaX, sigmaY; // radius ceil(3 sigma): 0.3 -> 1, 0.66 -> 2, 1.33 -> 4
