@@ -7,8 +7,8 @@
 // texels on each side) into shared memory, every load issued before any is stored; blurs those
 // rows horizontally into a second array (store caching: the horizontal result never leaves
 // shared memory); and writes the tile blurred vertically out of it. The next tile's loads are
-// issued before this tile's vertical pass, so that their latency overlaps it, and the weights are
-// made by every invocation in registers (no barrier): at small radii (the host's
+// issued as soon as this tile is staged, so that their latency overlaps both passes, and the
+// weights are made by every invocation in registers (no barrier): at small radii (the host's
 // blurTileMaxRadius) this is faster than walking a strip (blur.comp). The halo rows are read
 // again by the tile above or below (from the L2 cache, mostly).
 //
@@ -132,6 +132,10 @@ void main()
         }
         barrier(); // (also: the previous tile's vertical reads of sRows are done)
 
+        // The next tile's loads (their registers are free once this tile is staged), in flight
+        // during this tile's passes and stores.
+        if (tile + 1u < pc.segment) STAGE_LOADS(x0, y0 + int(kTileHeight), loaded)
+
         // 2. Horizontal: row `row`, columns hCol .. hCol + 3 (16 invocations a row), from a
         //    window of taps that slides through registers.
         uint hCol = (tid % (kTileWidth / 4u)) * 4u;
@@ -148,9 +152,6 @@ void main()
             [[unroll]] for (uint j = 0u; j < 4u; ++j) sRows[row * kTileWidth + hCol + j] = toSlot(acc[j]);
         }
         barrier();
-
-        // The next tile's loads, in flight during this tile's vertical pass and stores.
-        if (tile + 1u < pc.segment) STAGE_LOADS(x0, y0 + int(kTileHeight), loaded)
 
         // 3. Vertical and the stores. A warp-sized run of 32 invocations covers 16 columns x 2
         //    rows per store (whole 16-byte x 2-row sectors of a block-linear image: one row at a
