@@ -241,12 +241,13 @@ inline std::uint32_t blurTileBytes(const BlurFormat& fmt, std::uint32_t radius)
 // H200 (median us, 3840x2160 / 1920x1080, walk against tile): RGBA8 r = 1 98.6 / 34.0 against
 // 55.8 / 19.1, r = 2 102.8 / 34.5 against 61.3 / 20.7, r = 4 120.2 / 39.0 against 114.2 / 36.6,
 // r = 8 193.5 / 52.8 against 166.4 / 53.5; RGBA16F r = 1 153.7 / 46.2 against 111.7 / 34.7,
-// r = 4 209.1 / 63.4 against 138.0 / 43.8 (from r = 7 its tile does not fit 48 KiB). Other
-// formats: radii 1 and 2 (not timed).
+// r = 4 209.1 / 63.4 against 138.0 / 43.8, r = 5 295.8 / 99.2 against 159.3 / 50.6, r = 6
+// 340.5 / 100.8 against 178.8 / 56.1 (from r = 7 its tile does not fit 48 KiB). Other formats:
+// radii 1 and 2 (not timed).
 inline std::uint32_t blurTileMaxRadius(const BlurFormat& fmt)
 {
     if (fmt.slotBytes == 8) return 8u; // 8-bit RGBA / BGRA (packed halves)
-    return fmt.format == VK_FORMAT_R16G16B16A16_SFLOAT ? 4u : 2u;
+    return fmt.format == VK_FORMAT_R16G16B16A16_SFLOAT ? 6u : 2u;
 }
 
 constexpr std::uint32_t kBlurGroupSize = 256;
