@@ -589,16 +589,16 @@ TEST_P(BlurSigmas, RandomAndHotPixelsMatchReference) {
 INSTANTIATE_TEST_SUITE_P(, BlurSigmas, ::testing::Values(0.3f, 0.5f, 1.0f, 1.6f, 2.8f, 4.0f, 7.5f, 16.0f, 32.0f),
                          sigmaName);
 
-// The same radius on both axes, up to 8 (8-bit RGBA / BGRA), 6 (RGBA16F) or 2, takes the Tile
-// method (tiles of 64 x 16) where the device's shared memory holds the tile: every format,
-// every border, sizes below, at and across tile edges, different sigmas per axis, boxes, a
-// region at odd offsets and layers, several tiles per workgroup.
+// The same radius on both axes, up to 13 (8-bit RGBA / BGRA), 10 (RGBA16F) or 2, takes the Tile
+// method (tiles of 64 x 16 up to radius 2, 32 x 32 above) where the device's shared memory holds
+// one: every format, every border, sizes below, at and across tile edges, different sigmas per
+// axis, boxes, a region at odd offsets and layers, several tiles per workgroup.
 TEST_F(BlurTest, TileMethodRadiiMatchReference) {
     const VkExtent2D sizes[] = {{1, 1}, {1, 37}, {37, 1}, {7, 5}, {64, 16}, {65, 17}, {130, 47}, {211, 133}};
     std::uint64_t seed = 300;
     for (VkFormat format : blurFormats()) {
-        const std::uint32_t maxRadius = formatInfo(format).bytesPerTexel == 4 && formatInfo(format).channels == 4 ? 8u
-                                        : format == VK_FORMAT_R16G16B16A16_SFLOAT                             ? 6u
+        const std::uint32_t maxRadius = formatInfo(format).bytesPerTexel == 4 && formatInfo(format).channels == 4 ? 13u
+                                        : format == VK_FORMAT_R16G16B16A16_SFLOAT                             ? 10u
                                                                                                               : 2u;
         for (std::uint32_t r = 1; r <= maxRadius; ++r) {
             for (std::uint32_t v = 0; v < 3; ++v) {
@@ -621,9 +621,14 @@ TEST_F(BlurTest, TileMethodRadiiMatchReference) {
         }
     }
     // Large enough for several tiles per workgroup (1920x1000: 4, the last group 3; 1100x990: 2,
-    // the last tile partial).
+    // the last tile partial; at radius 4, tiles of 32 x 32: 2, the last group 1, its tile partial).
     runCase({.format = VK_FORMAT_R8G8B8A8_UNORM, .extent = {1920, 1000}, .sigmaX = 0.4f, .sigmaY = 0.3f,
              .radiusX = 1, .radiusY = 1, .border = BlurBorder::Mirror, .seed = seed++});
+    if (stopped())
+        return;
+    runCase({.format = VK_FORMAT_R8G8B8A8_UNORM, .extent = {1100, 990}, .sigmaX = 1.2f, .sigmaY = 1.4f,
+             .radiusX = 4, .radiusY = 4, .border = BlurBorder::Mirror, .content = BlurCase::Content::HotPixels,
+             .seed = seed++});
     if (stopped())
         return;
     runCase({.format = VK_FORMAT_R16G16B16A16_SFLOAT, .extent = {1100, 990}, .sigmaX = 0.7f, .sigmaY = 0.9f,

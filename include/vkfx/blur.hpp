@@ -32,11 +32,12 @@
 // into a ring of rows in shared memory and writes output rows blurred vertically out of the ring,
 // so each source texel is read about once and the horizontal result never goes to memory. The
 // strip width and the rows per step follow from the radii and the device's shared memory.
-// Where both radii are the same, up to 8 for 8-bit RGBA and BGRA formats, 4 for
+// Where both radii are the same, up to 13 for 8-bit RGBA and BGRA formats, 10 for
 // R16G16B16A16_SFLOAT and 2 for the others (where the tile fits the device's shared memory), a
-// workgroup instead blurs tiles of 64x16 outputs, up to 8 one below the other (each tile's source
-// texels and halo staged at once, the next tile's loaded during this one's vertical pass; the
-// halo rows are read again by the neighbouring tiles, mostly from the L2 cache).
+// workgroup instead blurs tiles of 64x16 outputs (radii 1 and 2) or 32x32 (above), up to 8 one
+// below the other (each tile's source texels and halo staged at once, the next tile's loaded
+// while this one is filtered; the halo texels are read again by the neighbouring tiles, mostly
+// from the L2 cache).
 // Cost: one read of the region (plus halos) and one write; 2 (2r + 1) multiply-adds per channel
 // per texel at radius r. Gaussians of a radius above kMaxRadius take the Decimated method
 // (BlurMethod), and so do those of sigma 6 and more when the caller gives scratch (Auto; 8-bit
@@ -210,7 +211,7 @@ public:
     static constexpr double kDecimatedError = 0.003;
 
     // Creates the pipelines for one format (the Direct method's per shared-memory budget, for
-    // RGBA16F one more for radii 1 and 2, and its tiles' per radius up to 8, 4 or 2; the
+    // RGBA16F one more for radii 1 and 2, and its tiles' per radius up to 13, 10 or 2; the
     // Decimated method's three passes). Errors:
     // VK_ERROR_FORMAT_NOT_SUPPORTED (format not in the list above, or the device cannot sample /
     // store it), VK_ERROR_FEATURE_NOT_PRESENT (B8G8R8A8 without
@@ -276,7 +277,7 @@ private:
     // radii run fastest with little shared memory per workgroup, large ones need more.
     static constexpr std::uint32_t kBudgets = 3;
     // Tile pipelines: one per radius 1 .. kTileMaxRadius (the most any format takes).
-    static constexpr std::uint32_t kTileMaxRadius = 8;
+    static constexpr std::uint32_t kTileMaxRadius = 13;
 
     const Device* m_device = nullptr;
     BlurrerCreateInfo m_info{};
@@ -286,6 +287,7 @@ private:
     VkPipeline m_pipelines[kBudgets] = {};
     VkPipeline m_pipelineNarrow = VK_NULL_HANDLE; // smallest budget, one output each (RGBA16F)
     VkPipeline m_tilePipelines[kTileMaxRadius] = {}; // blur_tile.comp per radius (both axes)
+    std::uint32_t m_tileWidths[kTileMaxRadius] = {};    // their tiles: 64 (x 16) or 32 (x 32)
     VkSampler m_sampler = VK_NULL_HANDLE;
     // The Decimated method: its own layouts (a scratch binding) and its three passes (vertical
     // at the grid rows, horizontal at the grid columns, interpolation).

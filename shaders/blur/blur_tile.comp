@@ -2,8 +2,8 @@
 // vkfx blur, small radii (the Tile method): a separable Gaussian or box blur of radius kRadius
 // (both axes) of one region of an image into another image, in one dispatch.
 //
-// A workgroup owns pc.segment tiles of 64 output columns by kTileHeight output rows of one
-// layer, one below the other. For each, it loads the tile's source texels with the halo (kRadius
+// A workgroup owns pc.segment tiles of kTileWidth output columns by kTileHeight output rows of
+// one layer, one below the other. For each, it loads the tile's source texels with the halo (kRadius
 // texels on each side) into shared memory, every load issued before any is stored; blurs those
 // rows horizontally into a second array (store caching: the horizontal result never leaves
 // shared memory); and writes the tile blurred vertically out of it. The next tile's loads are
@@ -19,8 +19,6 @@
 #include "common/format.glsl"
 #include "common/srgb.glsl"
 
-const uint kTileWidth = 64u;
-
 layout(local_size_x = 256) in;
 const uint kGroupSize = 256u;
 
@@ -28,9 +26,12 @@ layout(constant_id = 0) const bool kSrgb = false;
 #include "blur/border.glsl"
 
 // The radius of both axes (the taps are constants: loops unroll, weights stay in registers),
-// and the output rows of a tile (a multiple of 16).
+// and a tile's output rows and columns: 16 x 64 or 32 x 32 (kTileHeight a multiple of kBandRows).
 layout(constant_id = 1) const uint kRadius = 1u;
 layout(constant_id = 2) const uint kTileHeight = 16u;
+layout(constant_id = 3) const uint kTileWidth = 64u;
+const uint kBandRows = kGroupSize * 4u / kTileWidth; // output rows of one vertical round
+const uint kColumnGroups = kTileWidth / 16u;          // warps side by side in a vertical round
 
 // Source texels in shared memory: packed halves for 8-bit formats (within their 1-code bound)
 // and fp16 (exact), else fp32. Horizontal results: SLOT (blur/direct.glsl).
@@ -120,8 +121,9 @@ void main()
 
     uint lane = tid & 31u;
     uint warp = tid >> 5u;
-    uint vCol = 16u * (warp & 3u) + (lane & 3u) + 4u * (lane >> 3u);
-    uint vRow = 8u * (warp >> 2u) + ((lane >> 2u) & 1u);
+    uint vWarp = warp / kColumnGroups; // which 16 x 8 block of a band's rows the warp covers
+    uint vCol = 16u * (warp % kColumnGroups) + (lane & 3u) + 4u * (lane >> 3u);
+    uint vRow = 8u * (vWarp & 1u) + 16u * (vWarp >> 1u) + ((lane >> 2u) & 1u);
     int x = x0 + int(vCol);
     for (uint tile = 0u; tile < pc.segment; ++tile) {
         int y0 = yGroup + int(tile * kTileHeight);
@@ -156,8 +158,8 @@ void main()
         // 3. Vertical and the stores. A warp-sized run of 32 invocations covers 16 columns x 2
         //    rows per store (whole 16-byte x 2-row sectors of a block-linear image: one row at a
         //    time wrote half sectors and ran at a third of the copy rate). Invocation: column
-        //    vCol, output rows vRow + 2j (j = 0..3) of each 16-row band.
-        for (uint band = 0u; band < kTileHeight; band += 16u) {
+        //    vCol, output rows vRow + 2j (j = 0..3) of each band of kBandRows rows.
+        for (uint band = 0u; band < kTileHeight; band += kBandRows) {
             // Output row band + vRow + 2j reads horizontal rows band + vRow + 2j + i (i = 0..2r).
             VEC acc[4];
             [[unroll]] for (uint j = 0u; j < 4u; ++j) acc[j] = VEC(0.0);

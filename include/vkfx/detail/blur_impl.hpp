@@ -210,44 +210,67 @@ inline BlurGridLayout blurGridLayout(VkExtent2D extent, std::uint32_t layers, st
     return g;
 }
 
-// The Tile method (blur_tile.comp): tiles of 64 x 16 outputs, for radius r (both axes) with
-// pipeline r - 1.
-constexpr std::uint32_t kBlurTileWidth = 64;
-constexpr std::uint32_t kBlurTileHeight = 16;
+// The Tile method (blur_tile.comp): tiles of 64 x 16 or 32 x 32 outputs (blurTileShape), for
+// radius r (both axes) with pipeline r - 1.
+struct BlurTileShape {
+    std::uint32_t width = 0, height = 0; // 0: no tile
+};
+constexpr BlurTileShape kBlurTileShapes[2] = {{64, 16}, {32, 32}};
 // Tiles per workgroup (one below the other; each tile's loads are issued during the vertical pass
 // of the one before): the most, up to 8, that leave at least kBlurTileTargetGroups workgroups.
 // H200, median us, 1 / 4 / 8 / 16 tiles: RGBA8 r = 1 3840x2160 65.3 / 55.8 / 55.6 / 59.0,
 // 1920x1080 20.1 / 19.2 / 20.3 / 31.1; RGBA16F r = 1 3840x2160 153.1 / 116.0 / 111.7 / 111.7,
 // 1920x1080 43.4 / 34.8 / 35.4 / 35.1.
 constexpr std::uint32_t kBlurTileTargetGroups = 480;
-inline std::uint32_t blurTilesPerGroup(VkExtent2D extent, std::uint32_t layers)
+inline std::uint32_t blurTilesPerGroup(VkExtent2D extent, std::uint32_t layers, BlurTileShape shape)
 {
-    const std::uint64_t columns = std::uint64_t{(extent.width + kBlurTileWidth - 1) / kBlurTileWidth} * layers;
-    const std::uint32_t tileRows = (extent.height + kBlurTileHeight - 1) / kBlurTileHeight;
+    const std::uint64_t columns = std::uint64_t{(extent.width + shape.width - 1) / shape.width} * layers;
+    const std::uint32_t tileRows = (extent.height + shape.height - 1) / shape.height;
     std::uint32_t tiles = 8;
     while (tiles > 1 && columns * ((tileRows + tiles - 1) / tiles) < kBlurTileTargetGroups) tiles /= 2;
     return tiles;
 }
 // Shared memory of a tile pipeline: the staged source texels (8-bit and fp16 formats as packed
 // halves) and the rows of horizontal results (the format's slots).
-inline std::uint32_t blurTileBytes(const BlurFormat& fmt, std::uint32_t radius)
+inline std::uint32_t blurTileBytes(const BlurFormat& fmt, std::uint32_t radius, BlurTileShape shape)
 {
     const bool halves = fmt.slotBytes == 8 || fmt.format == VK_FORMAT_R16G16B16A16_SFLOAT;
-    const std::uint32_t rows = kBlurTileHeight + 2 * radius;
+    const std::uint32_t rows = shape.height + 2 * radius;
     const std::uint32_t stagedBytes = halves ? 8u : fmt.slotBytes;
-    return (kBlurTileWidth + 2 * radius) * rows * stagedBytes + kBlurTileWidth * rows * fmt.slotBytes;
+    return (shape.width + 2 * radius) * rows * stagedBytes + shape.width * rows * fmt.slotBytes;
 }
 // The radii the Tile method takes for a format, measured against the walk (blur.comp) on an
 // H200 (median us, 3840x2160 / 1920x1080, walk against tile): RGBA8 r = 1 98.6 / 34.0 against
-// 55.8 / 19.1, r = 2 102.8 / 34.5 against 61.3 / 20.7, r = 4 120.2 / 39.0 against 114.2 / 36.6,
-// r = 8 193.5 / 52.8 against 166.4 / 53.5; RGBA16F r = 1 153.7 / 46.2 against 111.7 / 34.7,
-// r = 4 209.1 / 63.4 against 138.0 / 43.8, r = 5 295.8 / 99.2 against 159.3 / 50.6, r = 6
-// 340.5 / 100.8 against 178.8 / 56.1 (from r = 7 its tile does not fit 48 KiB). Other formats:
-// radii 1 and 2 (not timed).
+// 55.8 / 19.1, r = 2 102.8 / 34.5 against 61.3 / 20.7, r = 8 193.5 / 52.8 against 149.4 / 47.9,
+// r = 10 236.0 / 74.7 against 188.1 / 58.8, r = 13 255.0 against 242.3, r = 14 251.6 against
+// 254.0 (the walk from there); RGBA16F r = 1 153.7 / 46.2 against 103.6 / 33.2, r = 5 295.8 /
+// 99.2 against 150.2, r = 7 376.7 / 111.8 against 175.6 / 55.5, r = 10 430.1 / 124.0 against
+// 221.6 / 69.1 (above 10 a tile does not fit 48 KiB). Other formats: radii 1 and 2 (not timed).
 inline std::uint32_t blurTileMaxRadius(const BlurFormat& fmt)
 {
-    if (fmt.slotBytes == 8) return 8u; // 8-bit RGBA / BGRA (packed halves)
-    return fmt.format == VK_FORMAT_R16G16B16A16_SFLOAT ? 6u : 2u;
+    if (fmt.slotBytes == 8) return 13u; // 8-bit RGBA / BGRA (packed halves)
+    return fmt.format == VK_FORMAT_R16G16B16A16_SFLOAT ? 10u : 2u;
+}
+inline BlurTileShape blurTileShapeOfWidth(std::uint32_t width)
+{
+    for (const BlurTileShape& shape : kBlurTileShapes) {
+        if (shape.width == width) return shape;
+    }
+    return {};
+}
+// The tile of a radius: 64 x 16 up to radius 2, 32 x 32 above (fewer halo texels staged and
+// filtered per output), or the other where the first does not fit `sharedBytes`; none where
+// neither fits. H200, median us, 64 x 16 / 32 x 32: RGBA8 3840x2160 r = 1 50.8 / 52.2, r = 2
+// 58.9 / 59.5, r = 3 71.6 / 70.2, r = 4 108.0 / 79.8, r = 8 166.0 / 149.4 (1920x1080 53.1 /
+// 47.9); RGBA16F r = 2 116.2 / 118.0, r = 3 131.5 / 123.7, r = 6 178.5 / 163.2.
+inline BlurTileShape blurTileShape(const BlurFormat& fmt, std::uint32_t radius, std::uint32_t sharedBytes)
+{
+    if (radius < 1 || radius > blurTileMaxRadius(fmt)) return {};
+    const BlurTileShape& first = kBlurTileShapes[radius <= 2 ? 0 : 1];
+    const BlurTileShape& second = kBlurTileShapes[radius <= 2 ? 1 : 0];
+    if (blurTileBytes(fmt, radius, first) <= sharedBytes) return first;
+    if (blurTileBytes(fmt, radius, second) <= sharedBytes) return second;
+    return {};
 }
 
 constexpr std::uint32_t kBlurGroupSize = 256;
@@ -392,6 +415,7 @@ inline void Blurrer::swap(Blurrer& other) noexcept
     std::swap(m_sharedTexels, other.m_sharedTexels);
     std::swap(m_pipelineNarrow, other.m_pipelineNarrow);
     std::swap(m_tilePipelines, other.m_tilePipelines);
+    std::swap(m_tileWidths, other.m_tileWidths);
     std::swap(m_setLayout, other.m_setLayout);
     std::swap(m_pipelineLayout, other.m_pipelineLayout);
     std::swap(m_pipelines, other.m_pipelines);
@@ -514,18 +538,23 @@ inline VkResult Blurrer::create(const Device& device, const BlurrerCreateInfo& i
             VkBool32 srgb;
             std::uint32_t radius;
             std::uint32_t height;
-        } tileSpec{fmt->srgb ? VK_TRUE : VK_FALSE, 0, detail::kBlurTileHeight};
-        const VkSpecializationMapEntry tileEntries[3] = {{0, offsetof(TileSpec, srgb), sizeof(VkBool32)},
+            std::uint32_t width;
+        } tileSpec{fmt->srgb ? VK_TRUE : VK_FALSE, 0, 0, 0};
+        const VkSpecializationMapEntry tileEntries[4] = {{0, offsetof(TileSpec, srgb), sizeof(VkBool32)},
                                                          {1, offsetof(TileSpec, radius), sizeof(std::uint32_t)},
-                                                         {2, offsetof(TileSpec, height), sizeof(std::uint32_t)}};
-        const VkSpecializationInfo tileSpecInfo{3, tileEntries, sizeof(TileSpec), &tileSpec};
-        const std::uint32_t tileRadii = std::min(detail::blurTileMaxRadius(*fmt), kTileMaxRadius);
-        for (std::uint32_t radius = 1; radius <= tileRadii; ++radius) {
-            if (detail::blurTileBytes(*fmt, radius) > sharedBytes) break;
+                                                         {2, offsetof(TileSpec, height), sizeof(std::uint32_t)},
+                                                         {3, offsetof(TileSpec, width), sizeof(std::uint32_t)}};
+        const VkSpecializationInfo tileSpecInfo{4, tileEntries, sizeof(TileSpec), &tileSpec};
+        for (std::uint32_t radius = 1; radius <= kTileMaxRadius; ++radius) {
+            const detail::BlurTileShape shape = detail::blurTileShape(*fmt, radius, sharedBytes);
+            if (shape.width == 0) break;
             tileSpec.radius = radius;
+            tileSpec.height = shape.height;
+            tileSpec.width = shape.width;
             r = detail::createComputePipeline(device, fn, fmt->tileCode, fmt->tileBytes, &tileSpecInfo,
                                               b.m_pipelineLayout, &b.m_tilePipelines[radius - 1]);
             if (r != VK_SUCCESS) return r;
+            b.m_tileWidths[radius - 1] = shape.width;
         }
     }
 
@@ -713,12 +742,13 @@ inline VkResult Blurrer::plan(const BlurInfo& info, const char* fn, bool withScr
                                     ? m_tilePipelines[tileRadius - 1]
                                     : VK_NULL_HANDLE;
         if (tile) {
+            const detail::BlurTileShape shape = detail::blurTileShapeOfWidth(m_tileWidths[tileRadius - 1]);
             p.pipeline = tile;
-            p.layout.strip = detail::kBlurTileWidth;
-            p.layout.rows = detail::kBlurTileHeight;
-            p.layout.groupsX = (extent.width + detail::kBlurTileWidth - 1) / detail::kBlurTileWidth;
-            p.layout.segment = detail::blurTilesPerGroup(extent, p.layers);
-            const std::uint32_t groupRows = detail::kBlurTileHeight * p.layout.segment;
+            p.layout.strip = shape.width;
+            p.layout.rows = shape.height;
+            p.layout.groupsX = (extent.width + shape.width - 1) / shape.width;
+            p.layout.segment = detail::blurTilesPerGroup(extent, p.layers, shape);
+            const std::uint32_t groupRows = shape.height * p.layout.segment;
             p.layout.groupsY = (extent.height + groupRows - 1) / groupRows;
         } else {
             // The smallest shared-memory budget whose shape makes at least kGoodStep outputs per
