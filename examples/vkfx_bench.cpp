@@ -2,6 +2,7 @@
 //
 //   vkfx-bench [downsample|sort|blur] [--device NAME] [--quick] [--reps N] [--warmup N]
 //              [--filter A,B,...] [--csv FILE] [--json FILE] [--no-evict] [--evict-mib N]
+//              [--pipeline-stats]
 //              [--copy-mib N] [--list] [--verbose]
 //
 // Blur (`vkfx-bench blur`). vkfx::Blurrer::record of a Gaussian blur (radius r = 1, 2, 4, .. 64
@@ -133,6 +134,7 @@ struct Options {
     std::uint32_t evictMiB = 256;
     std::uint32_t copyMiB = 1024;
     bool list = false;
+    bool pipelineStats = false;
     bool verbose = false;
 };
 
@@ -159,6 +161,8 @@ void usage(std::FILE *out) {
         "  --copy-mib N     size of the buffer copied for the copy ceiling (default 1024;\n"
         "                   --quick: 64); capped by maxStorageBufferRange\n"
         "  --list           print the rows that would run, and exit\n"
+        "  --pipeline-stats print the driver's statistics (registers, shared memory, ...) of\n"
+        "                   each pipeline vkfx creates (VK_KHR_pipeline_executable_properties)\n"
         "  --verbose        print the wall time of each step to stderr\n"
         "environment: VKFX_BENCH_VALIDATION=1 enables the validation layer and\n"
         "             synchronization validation (the times then mean nothing)\n");
@@ -223,6 +227,8 @@ Options parseOptions(int argc, char **argv) {
             copySet = true;
         } else if (a == "--list") {
             o.list = true;
+        } else if (a == "--pipeline-stats") {
+            o.pipelineStats = true;
         } else if (a == "--verbose") {
             o.verbose = true;
         } else if (a == "sort" || a == "downsample" || a == "blur") {
@@ -1371,6 +1377,7 @@ void openBenchGpu(const Options &options, Gpu *gpu) {
     GpuOptions go;
     go.deviceName = options.device;
     go.validation = envFlag("VKFX_BENCH_VALIDATION");
+    go.pipelineStats = options.pipelineStats;
     openGpu(go, gpu);
 }
 

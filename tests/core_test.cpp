@@ -6,6 +6,7 @@
 #include "support/vulkan_context.hpp"
 
 #include <vkfx/core.hpp>
+#include <vkfx/downsample.hpp>
 
 #include <gtest/gtest.h>
 
@@ -127,6 +128,41 @@ TEST_F(DeviceCreate, SuccessFillsTheFunctionTableAndDeviceFacts) {
     EXPECT_EQ(device.storageWriteWithoutFormat(), ctx().writeWithoutFormat);
     EXPECT_EQ(device.optimalFormatFeatures(VK_FORMAT_R8G8B8A8_UNORM),
               ctx().formatProperties(VK_FORMAT_R8G8B8A8_UNORM).optimalTilingFeatures);
+}
+
+// DeviceCreateInfo::pipelineCallback hears of every pipeline an operation creates, with the
+// creating call and the specialization constants.
+struct PipelineLog {
+    int calls = 0;
+    int withConstants = 0;
+    bool handlesValid = true;
+    std::string creators;
+};
+
+void pipelineLogCallback(VkPipeline pipeline, const char *creator, const VkSpecializationInfo *spec, void *userData) {
+    auto *log = static_cast<PipelineLog *>(userData);
+    ++log->calls;
+    log->handlesValid = log->handlesValid && pipeline != VK_NULL_HANDLE;
+    log->creators += std::string(creator ? creator : "(null)") + ";";
+    if (spec && spec->mapEntryCount > 0 && spec->pData)
+        ++log->withConstants;
+}
+
+TEST_F(DeviceCreate, PipelineCallbackHearsOfEveryPipeline) {
+    PipelineLog log;
+    vkfx::DeviceCreateInfo info = validInfo(nullptr);
+    info.pipelineCallback = pipelineLogCallback;
+    info.pipelineUserData = &log;
+    vkfx::Device device;
+    ASSERT_EQ(vkfx::Device::create(info, &device), VK_SUCCESS) << vkfx::lastError();
+    EXPECT_EQ(log.calls, 0);
+    vkfx::Downsampler ds;
+    ASSERT_EQ(vkfx::Downsampler::create(device, {.format = VK_FORMAT_R8G8B8A8_UNORM}, &ds), VK_SUCCESS)
+        << vkfx::lastError();
+    EXPECT_GE(log.calls, 1);
+    EXPECT_EQ(log.withConstants, log.calls) << "the downsampler's pipelines are all specialized";
+    EXPECT_TRUE(log.handlesValid);
+    EXPECT_NE(log.creators.find("Downsampler::create"), std::string::npos) << log.creators;
 }
 
 TEST_F(DeviceCreate, NullGetInstanceProcAddrFallsBackToTheLoader) {

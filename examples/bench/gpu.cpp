@@ -104,6 +104,67 @@ const char *deviceTypeText(VkPhysicalDeviceType type) {
     }
 }
 
+namespace {
+
+// --pipeline-stats: the statistics of each pipeline vkfx creates, a line each, as
+// "pipeline <creator> c<constant id>=<value> ...: <statistic>=<value>, ...".
+VkDevice statsDevice = VK_NULL_HANDLE;
+PFN_vkGetPipelineExecutablePropertiesKHR getExecutables = nullptr;
+PFN_vkGetPipelineExecutableStatisticsKHR getStatistics = nullptr;
+
+void printPipelineStatistics(VkPipeline pipeline, const char *creator, const VkSpecializationInfo *spec, void *) {
+    std::string line = std::string("pipeline ") + creator;
+    for (std::uint32_t i = 0; spec && i < spec->mapEntryCount; ++i) {
+        const VkSpecializationMapEntry &e = spec->pMapEntries[i];
+        std::uint32_t v = 0;
+        std::memcpy(&v, static_cast<const char *>(spec->pData) + e.offset, std::min<std::size_t>(e.size, 4));
+        line += " c" + std::to_string(e.constantID) + "=" + std::to_string(v);
+    }
+    VkPipelineInfoKHR info{};
+    info.sType = VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR;
+    info.pipeline = pipeline;
+    std::uint32_t executables = 0;
+    if (!getExecutables || !getStatistics ||
+        getExecutables(statsDevice, &info, &executables, nullptr) != VK_SUCCESS) {
+        std::printf("%s: no statistics\n", line.c_str());
+        return;
+    }
+    for (std::uint32_t x = 0; x < executables; ++x) {
+        VkPipelineExecutableInfoKHR ei{};
+        ei.sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR;
+        ei.pipeline = pipeline;
+        ei.executableIndex = x;
+        std::uint32_t count = 0;
+        getStatistics(statsDevice, &ei, &count, nullptr);
+        std::vector<VkPipelineExecutableStatisticKHR> stats(count);
+        for (auto &st : stats)
+            st.sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR;
+        getStatistics(statsDevice, &ei, &count, stats.data());
+        std::string text = line + ":";
+        for (std::uint32_t k = 0; k < count; ++k) {
+            const VkPipelineExecutableStatisticKHR &st = stats[k];
+            text += std::string(k ? ", " : " ") + st.name + "=";
+            switch (st.format) {
+            case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR:
+                text += st.value.b32 ? "true" : "false";
+                break;
+            case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR:
+                text += std::to_string(st.value.i64);
+                break;
+            case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR:
+                text += std::to_string(st.value.u64);
+                break;
+            default:
+                text += std::to_string(st.value.f64);
+                break;
+            }
+        }
+        std::printf("%s\n", text.c_str());
+    }
+}
+
+} // namespace
+
 void openGpu(const GpuOptions &options, Gpu *out) {
     Gpu &g = *out;
     g = Gpu{};
@@ -291,6 +352,18 @@ void openGpu(const GpuOptions &options, Gpu *out) {
     }
     if (hasExtension(deviceExts, "VK_KHR_portability_subset"))
         enabled.push_back("VK_KHR_portability_subset");
+    VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executableInfo{};
+    executableInfo.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR;
+    bool pipelineStats = false;
+    if (options.pipelineStats) {
+        if (hasExtension(deviceExts, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME)) {
+            enabled.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+            executableInfo.pipelineExecutableInfo = VK_TRUE;
+            pipelineStats = true;
+        } else {
+            std::printf("pipeline statistics: the device has no VK_KHR_pipeline_executable_properties\n");
+        }
+    }
 
     VkPhysicalDeviceFeatures2 have{};
     have.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
@@ -310,6 +383,8 @@ void openGpu(const GpuOptions &options, Gpu *out) {
     qci.queueFamilyIndex = family;
     qci.queueCount = 1;
     qci.pQueuePriorities = &priority;
+    if (pipelineStats)
+        enable.pNext = &executableInfo;
     VkDeviceCreateInfo dci{};
     dci.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
     dci.pNext = &enable;
@@ -325,6 +400,15 @@ void openGpu(const GpuOptions &options, Gpu *out) {
     vi.physicalDevice = g.physical;
     vi.device = g.device;
     vi.getInstanceProcAddr = vkGetInstanceProcAddr;
+    if (pipelineStats) {
+        statsDevice = g.device;
+        getExecutables = reinterpret_cast<PFN_vkGetPipelineExecutablePropertiesKHR>(
+            vkGetDeviceProcAddr(g.device, "vkGetPipelineExecutablePropertiesKHR"));
+        getStatistics = reinterpret_cast<PFN_vkGetPipelineExecutableStatisticsKHR>(
+            vkGetDeviceProcAddr(g.device, "vkGetPipelineExecutableStatisticsKHR"));
+        vi.pipelineCallback = printPipelineStatistics;
+        vi.capturePipelineStatistics = true;
+    }
     check(vkfx::Device::create(vi, &g.vkfx), "vkfx::Device::create");
 
     VkCommandPoolCreateInfo pci{};

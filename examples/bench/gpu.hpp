@@ -22,6 +22,9 @@ constexpr int kExitNoValidationLayer = 77;
 struct GpuOptions {
     std::string deviceName;  // case-insensitive substring of the device name; empty: first GPU
     bool validation = false; // Khronos validation layer + synchronization validation
+    // Print the driver's statistics of each pipeline vkfx creates (where the device has
+    // VK_KHR_pipeline_executable_properties; a note on stdout where it has not).
+    bool pipelineStats = false;
 };
 
 struct Gpu {

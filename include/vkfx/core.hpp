@@ -50,6 +50,11 @@ namespace vkfx {
 
 // Called with the result and the one-line reason of every failing vkfx call.
 using MessageCallback = void (*)(VkResult result, const char* message, void* userData);
+// Called after vkfx creates a compute pipeline: its handle, the call that created it (e.g.
+// "Blurrer::create") and the specialization constants it was created with (null if none), so that
+// tools can read the driver's statistics of each variant (vkGetPipelineExecutableStatisticsKHR).
+using PipelineCallback = void (*)(VkPipeline pipeline, const char* creator, const VkSpecializationInfo* specialization,
+                                  void* userData);
 
 namespace detail {
 inline thread_local char tlsLastError[512] = "";
@@ -117,6 +122,12 @@ struct DeviceCreateInfo {
     // Optional: told about every failing call (in addition to lastError()).
     MessageCallback messageCallback = nullptr;
     void* messageUserData = nullptr;
+    // Optional, for tools: told about every pipeline vkfx creates. With capturePipelineStatistics,
+    // pipelines are created with VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR (the device must
+    // have VK_KHR_pipeline_executable_properties and its pipelineExecutableInfo feature enabled).
+    PipelineCallback pipelineCallback = nullptr;
+    void* pipelineUserData = nullptr;
+    bool capturePipelineStatistics = false;
 };
 
 // A VkDevice as vkfx sees it: its function table and the facts vkfx decides by. Cheap to copy;
@@ -133,6 +144,12 @@ public:
     const DeviceFunctions& fn() const { return m_fn; }
     const VkAllocationCallbacks* allocator() const { return m_allocator; }
     VkPipelineCache pipelineCache() const { return m_pipelineCache; }
+    // DeviceCreateInfo::pipelineCallback and capturePipelineStatistics (for vkfx's own use).
+    void pipelineCreated(VkPipeline pipeline, const char* creator, const VkSpecializationInfo* specialization) const
+    {
+        if (m_pipelineCallback) m_pipelineCallback(pipeline, creator, specialization, m_pipelineUserData);
+    }
+    bool capturePipelineStatistics() const { return m_captureStatistics; }
     const VkPhysicalDeviceProperties& properties() const { return m_properties; }
     const VkPhysicalDeviceMemoryProperties& memoryProperties() const { return m_memory; }
     std::uint32_t subgroupSize() const { return m_subgroupSize; }
@@ -160,6 +177,9 @@ private:
     VkPipelineCache m_pipelineCache = VK_NULL_HANDLE;
     MessageCallback m_callback = nullptr;
     void* m_callbackUserData = nullptr;
+    PipelineCallback m_pipelineCallback = nullptr;
+    void* m_pipelineUserData = nullptr;
+    bool m_captureStatistics = false;
     VkPhysicalDeviceProperties m_properties{};
     VkPhysicalDeviceMemoryProperties m_memory{};
     std::uint32_t m_subgroupSize = 0;
@@ -314,6 +334,9 @@ inline VkResult Device::create(const DeviceCreateInfo& info, Device* device)
     d.m_pipelineCache = info.pipelineCache;
     d.m_callback = info.messageCallback;
     d.m_callbackUserData = info.messageUserData;
+    d.m_pipelineCallback = info.pipelineCallback;
+    d.m_pipelineUserData = info.pipelineUserData;
+    d.m_captureStatistics = info.capturePipelineStatistics;
 
     DeviceFunctions& f = d.m_fn;
 #define VKFX_LOAD_INSTANCE(name) f.name = reinterpret_cast<PFN_##name>(gipa(info.instance, #name))
@@ -435,10 +458,12 @@ inline VkResult createComputePipeline(const Device& device, const char* what, co
     pipelineInfo.stage.pName = "main";
     pipelineInfo.stage.pSpecializationInfo = spec;
     pipelineInfo.layout = layout;
+    if (device.capturePipelineStatistics()) pipelineInfo.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
     r = f.vkCreateComputePipelines(device.handle(), device.pipelineCache(), 1, &pipelineInfo, device.allocator(),
                                    pipeline);
     f.vkDestroyShaderModule(device.handle(), module, device.allocator());
     if (r != VK_SUCCESS) return device.fail(r, "%s: vkCreateComputePipelines failed (%d)", what, static_cast<int>(r));
+    device.pipelineCreated(*pipeline, what, spec);
     return VK_SUCCESS;
 }
 
