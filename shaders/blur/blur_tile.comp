@@ -3,14 +3,14 @@
 // (both axes) of one region of an image into another image, in one dispatch.
 //
 // A workgroup owns pc.segment tiles of kTileWidth output columns by kTileHeight output rows of
-// one layer, one below the other. For each, it loads the tile's source texels with the halo (kRadius
-// texels on each side) into shared memory, every load issued before any is stored; blurs those
-// rows horizontally into a second array (store caching: the horizontal result never leaves
-// shared memory); and writes the tile blurred vertically out of it. The next tile's loads are
-// issued as soon as this tile is staged, so that their latency overlaps both passes, and the
-// weights are made by every invocation in registers (no barrier): at small radii (the host's
-// blurTileMaxRadius) this is faster than walking a strip (blur.comp). The halo rows are read
-// again by the tile above or below (from the L2 cache, mostly).
+// one layer, one below the other. For each, it loads the tile's source texels with the halo
+// (kRadius texels on each side) into shared memory, every load issued before any is stored;
+// blurs those rows horizontally into a second array (store caching: the horizontal result never
+// leaves shared memory); and writes the tile blurred vertically out of it. The next tile's loads
+// are issued as soon as this tile is staged, so that their latency overlaps both passes, and the
+// weights are made by every invocation in registers (no barrier): at radii up to the host's
+// blurTileMaxRadius this is faster than walking a strip (blur.comp). The halo texels are read
+// again by the neighbouring tiles (from the L2 cache, mostly).
 //
 // Borders, weights and precision as in blur.comp.
 #extension GL_GOOGLE_include_directive : require
@@ -138,8 +138,8 @@ void main()
         // during this tile's passes and stores.
         if (tile + 1u < pc.segment) STAGE_LOADS(x0, y0 + int(kTileHeight), loaded)
 
-        // 2. Horizontal: row `row`, columns hCol .. hCol + 3 (16 invocations a row), from a
-        //    window of taps that slides through registers.
+        // 2. Horizontal: row `row`, columns hCol .. hCol + 3 (kTileWidth / 4 invocations a row),
+        //    from a window of taps that slides through registers.
         uint hCol = (tid % (kTileWidth / 4u)) * 4u;
         for (uint row = tid / (kTileWidth / 4u); row < kRows; row += kGroupSize * 4u / kTileWidth) {
             uint base = row * kStagedWidth + hCol;
