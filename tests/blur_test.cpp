@@ -601,6 +601,11 @@ TEST_F(BlurTest, TileMethodRadiiMatchReference) {
                                         : format == VK_FORMAT_R16G16B16A16_SFLOAT                             ? 10u
                                                                                                               : 2u;
         for (std::uint32_t r = 1; r <= maxRadius; ++r) {
+            // Radii whose tile does not fit this device's shared memory walk (other tests).
+            const vkfx::detail::BlurFormat *fmt = vkfx::detail::findBlurFormat(format);
+            ASSERT_NE(fmt, nullptr);
+            if (r > 2 && vkfx::detail::blurTileShape(*fmt, r, ctx().limits().maxComputeSharedMemorySize).width == 0)
+                break;
             for (std::uint32_t v = 0; v < 3; ++v) {
                 if (r > 2 && v != r % 3)
                     continue; // one variant each above radius 2
