@@ -600,10 +600,10 @@ TEST_F(BlurTest, TileMethodRadiiMatchReference) {
         const std::uint32_t maxRadius = formatInfo(format).bytesPerTexel == 4 && formatInfo(format).channels == 4 ? 13u
                                         : format == VK_FORMAT_R16G16B16A16_SFLOAT                             ? 10u
                                                                                                               : 2u;
+        const vkfx::detail::BlurFormat *fmt = vkfx::detail::findBlurFormat(format);
+        ASSERT_NE(fmt, nullptr);
         for (std::uint32_t r = 1; r <= maxRadius; ++r) {
             // Radii whose tile does not fit this device's shared memory walk (other tests).
-            const vkfx::detail::BlurFormat *fmt = vkfx::detail::findBlurFormat(format);
-            ASSERT_NE(fmt, nullptr);
             if (r > 2 && vkfx::detail::blurTileShape(*fmt, r, ctx().limits().maxComputeSharedMemorySize).width == 0)
                 break;
             for (std::uint32_t v = 0; v < 3; ++v) {

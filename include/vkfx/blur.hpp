@@ -286,8 +286,7 @@ private:
     VkPipelineLayout m_pipelineLayout = VK_NULL_HANDLE;
     VkPipeline m_pipelines[kBudgets] = {};
     VkPipeline m_pipelineNarrow = VK_NULL_HANDLE; // smallest budget, one output each (RGBA16F)
-    VkPipeline m_tilePipelines[kTileMaxRadius] = {}; // blur_tile.comp per radius (both axes)
-    std::uint32_t m_tileWidths[kTileMaxRadius] = {};    // their tiles: 64 (x 16) or 32 (x 32)
+    VkPipeline m_tilePipelines[kTileMaxRadius] = {}; // blur_tile.comp per radius (both axes; detail::blurTileShape)
     VkSampler m_sampler = VK_NULL_HANDLE;
     // The Decimated method: its own layouts (a scratch binding) and its three passes (vertical
     // at the grid rows, horizontal at the grid columns, interpolation).

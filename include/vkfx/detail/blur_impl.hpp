@@ -251,13 +251,6 @@ inline std::uint32_t blurTileMaxRadius(const BlurFormat& fmt)
     if (fmt.slotBytes == 8) return 13u; // 8-bit RGBA / BGRA (packed halves)
     return fmt.format == VK_FORMAT_R16G16B16A16_SFLOAT ? 10u : 2u;
 }
-inline BlurTileShape blurTileShapeOfWidth(std::uint32_t width)
-{
-    for (const BlurTileShape& shape : kBlurTileShapes) {
-        if (shape.width == width) return shape;
-    }
-    return {};
-}
 // The tile of a radius: 64 x 16 up to radius 2, 32 x 32 above (fewer halo texels staged and
 // filtered per output), or the other where the first does not fit `sharedBytes`; none where
 // neither fits. H200, median us, 64 x 16 / 32 x 32: RGBA8 3840x2160 r = 1 50.8 / 52.2, r = 2
@@ -415,7 +408,6 @@ inline void Blurrer::swap(Blurrer& other) noexcept
     std::swap(m_sharedTexels, other.m_sharedTexels);
     std::swap(m_pipelineNarrow, other.m_pipelineNarrow);
     std::swap(m_tilePipelines, other.m_tilePipelines);
-    std::swap(m_tileWidths, other.m_tileWidths);
     std::swap(m_setLayout, other.m_setLayout);
     std::swap(m_pipelineLayout, other.m_pipelineLayout);
     std::swap(m_pipelines, other.m_pipelines);
@@ -554,7 +546,6 @@ inline VkResult Blurrer::create(const Device& device, const BlurrerCreateInfo& i
             r = detail::createComputePipeline(device, fn, fmt->tileCode, fmt->tileBytes, &tileSpecInfo,
                                               b.m_pipelineLayout, &b.m_tilePipelines[radius - 1]);
             if (r != VK_SUCCESS) return r;
-            b.m_tileWidths[radius - 1] = shape.width;
         }
     }
 
@@ -742,7 +733,9 @@ inline VkResult Blurrer::plan(const BlurInfo& info, const char* fn, bool withScr
                                     ? m_tilePipelines[tileRadius - 1]
                                     : VK_NULL_HANDLE;
         if (tile) {
-            const detail::BlurTileShape shape = detail::blurTileShapeOfWidth(m_tileWidths[tileRadius - 1]);
+            // The shape create() built the pipeline with (the same format and shared memory).
+            const detail::BlurTileShape shape = detail::blurTileShape(*detail::findBlurFormat(m_info.format), tileRadius,
+                                                                      limits.maxComputeSharedMemorySize);
             p.pipeline = tile;
             p.layout.strip = shape.width;
             p.layout.rows = shape.height;
