@@ -626,12 +626,13 @@ TEST_F(BlurTest, TileMethodRadiiMatchReference) {
         }
     }
     // Large enough for several tiles per workgroup (1920x1000: 4, the last group 3; 1100x990: 2,
-    // the last tile partial; at radius 4, tiles of 32 x 32: 2, the last group 1, its tile partial).
+    // the last tile partial; at radius 4, tiles of 32 x 32, two layers: 2, the last group of each
+    // layer 1, its tile partial).
     runCase({.format = VK_FORMAT_R8G8B8A8_UNORM, .extent = {1920, 1000}, .sigmaX = 0.4f, .sigmaY = 0.3f,
              .radiusX = 1, .radiusY = 1, .border = BlurBorder::Mirror, .seed = seed++});
     if (stopped())
         return;
-    runCase({.format = VK_FORMAT_R8G8B8A8_UNORM, .extent = {1100, 990}, .sigmaX = 1.2f, .sigmaY = 1.4f,
+    runCase({.format = VK_FORMAT_R8G8B8A8_UNORM, .extent = {1100, 990}, .layers = 2, .sigmaX = 1.2f, .sigmaY = 1.4f,
              .radiusX = 4, .radiusY = 4, .border = BlurBorder::Mirror, .content = BlurCase::Content::HotPixels,
              .seed = seed++});
     if (stopped())

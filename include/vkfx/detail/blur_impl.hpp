@@ -217,17 +217,22 @@ struct BlurTileShape {
 };
 constexpr BlurTileShape kBlurTileShapes[2] = {{64, 16}, {32, 32}};
 // Tiles per workgroup (one below the other; each tile's loads are issued while the one before is
-// filtered): the most, up to 8, that leave at least kBlurTileTargetGroups workgroups.
+// filtered): the most, up to 8, that leave at least kBlurTileTargetGroups workgroups (twice that
+// for 32 x 32 tiles, whose larger radii take more registers and so fewer workgroups per SM).
 // H200, median us, 1 / 4 / 8 / 16 tiles: RGBA8 r = 1 3840x2160 65.3 / 55.8 / 55.6 / 59.0,
 // 1920x1080 20.1 / 19.2 / 20.3 / 31.1; RGBA16F r = 1 3840x2160 153.1 / 116.0 / 111.7 / 111.7,
-// 1920x1080 43.4 / 34.8 / 35.4 / 35.1.
+// 1920x1080 43.4 / 34.8 / 35.4 / 35.1. H100, 1920x1080, 1 / 2 / 3 / 4 / 6 / 8 tiles: RGBA8 r = 1
+// 22.7 / 19.6 / 19.5 / 18.6 / 22.2 / 19.8, r = 4 (32 x 32) 27.7 / 25.6 / 25.9 / 26.6 / 30.0 / 27.4,
+// r = 8 52.4 / 46.8 / 46.7 / 48.1 / 49.1 / 47.8; RGBA16F r = 8 64.3 / 56.6 / 55.1 / 57.7 / 59.3 /
+// 56.0.
 constexpr std::uint32_t kBlurTileTargetGroups = 480;
 inline std::uint32_t blurTilesPerGroup(VkExtent2D extent, std::uint32_t layers, BlurTileShape shape)
 {
     const std::uint64_t columns = std::uint64_t{(extent.width + shape.width - 1) / shape.width} * layers;
     const std::uint32_t tileRows = (extent.height + shape.height - 1) / shape.height;
+    const std::uint32_t target = shape.width == 32 ? 2 * kBlurTileTargetGroups : kBlurTileTargetGroups;
     std::uint32_t tiles = 8;
-    while (tiles > 1 && columns * ((tileRows + tiles - 1) / tiles) < kBlurTileTargetGroups) tiles /= 2;
+    while (tiles > 1 && columns * ((tileRows + tiles - 1) / tiles) < target) tiles /= 2;
     return tiles;
 }
 // Shared memory of a tile pipeline: the staged source texels (8-bit and fp16 formats as packed
