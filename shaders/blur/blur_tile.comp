@@ -30,6 +30,10 @@ layout(constant_id = 0) const bool kSrgb = false;
 layout(constant_id = 1) const uint kRadius = 1u;
 layout(constant_id = 2) const uint kTileHeight = 16u;
 layout(constant_id = 3) const uint kTileWidth = 64u;
+// Rows of shared memory one slot longer than their texels (an odd number of slots), with lanes
+// mapped so that the passes' shared-memory accesses take distinct banks (below). The host sets it
+// for formats whose horizontal rows are 16-byte slots, where it fits.
+layout(constant_id = 4) const bool kPadRows = false;
 const uint kBandRows = kGroupSize * 4u / kTileWidth; // output rows of one vertical round
 const uint kColumnGroups = kTileWidth / 16u;          // warps side by side in a vertical round
 
@@ -51,9 +55,11 @@ const uint kTaps = 2u * kRadius + 1u;
 const uint kStagedWidth = kTileWidth + 2u * kRadius;
 const uint kRows = kTileHeight + 2u * kRadius;                     // staged rows, and horizontal rows
 const uint kLoads = (kStagedWidth * kRows + kGroupSize - 1u) / kGroupSize; // per invocation
+const uint kStagedStride = kStagedWidth + (kPadRows ? 1u : 0u); // slots of a staged row
+const uint kRowsStride = kTileWidth + (kPadRows ? 1u : 0u);     // slots of a horizontal row
 
-shared STAGED sStaged[kStagedWidth * kRows]; // source rows y0 - kRadius .., kStagedWidth texels each
-shared SLOT sRows[kTileWidth * kRows];       // their horizontal blur, kTileWidth texels each
+shared STAGED sStaged[kStagedStride * kRows]; // source rows y0 - kRadius .., kStagedWidth texels each
+shared SLOT sRows[kRowsStride * kRows];        // their horizontal blur, kTileWidth texels each
 
 // Normalized weights of taps 0..kRadius of one axis (tap -k has the weight of tap k): Gaussian
 // exp(-k^2 / (2 sigma^2)) / sum, or 1 / (2r + 1) for a box, summed in blur.comp's order
@@ -122,15 +128,27 @@ void main()
     uint lane = tid & 31u;
     uint warp = tid >> 5u;
     uint vWarp = warp / kColumnGroups; // which 16 x 8 block of a band's rows the warp covers
-    uint vCol = 16u * (warp % kColumnGroups) + (lane & 3u) + 4u * (lane >> 3u);
-    uint vRow = 8u * (vWarp & 1u) + 16u * (vWarp >> 1u) + ((lane >> 2u) & 1u);
+    // The vertical pass: a warp covers 16 columns x 2 rows (see 3.); kPadRows: each 16 of its
+    // invocations one row (consecutive slots), else 4 columns x 2 rows at a time.
+    uint vCol = 16u * (warp % kColumnGroups) + (kPadRows ? lane & 15u : (lane & 3u) + 4u * (lane >> 3u));
+    uint vRow = 8u * (vWarp & 1u) + 16u * (vWarp >> 1u) + (kPadRows ? lane >> 4u : (lane >> 2u) & 1u);
+    // The horizontal pass: an invocation makes 4 consecutive outputs of a row. kPadRows: each 16
+    // invocations take 4 rows x 4 groups of 4 columns (each 8 of them 4 rows x 2 groups), so that
+    // with rows of an odd number of slots their accesses, 4 slots apart in a row, fall on distinct
+    // banks in a pass of 8-byte slots (16 invocations) and of 16-byte slots (8); in one row they
+    // would share 4 and 2 banks. Else kTileWidth / 4 invocations a row.
+    const uint kRowsPerRound = kGroupSize * 4u / kTileWidth;
+    uint block = tid >> 4u;
+    uint hRow = kPadRows ? 4u * (block % (kRowsPerRound / 4u)) + (tid & 3u) : tid / (kTileWidth / 4u);
+    uint hCol = kPadRows ? 4u * (4u * (block / (kRowsPerRound / 4u)) + ((tid >> 2u) & 3u)) : (tid % (kTileWidth / 4u)) * 4u;
     int x = x0 + int(vCol);
     for (uint tile = 0u; tile < pc.segment; ++tile) {
         int y0 = yGroup + int(tile * kTileHeight);
         if (y0 >= height) break; // uniform
         [[unroll]] for (uint k = 0u; k < kLoads; ++k) {
             uint i = k * kGroupSize + tid;
-            if (i < kStagedWidth * kRows) sStaged[i] = toStaged(loaded[k]);
+            uint r = i / kStagedWidth;
+            if (i < kStagedWidth * kRows) sStaged[i + (kPadRows ? r : 0u)] = toStaged(loaded[k]);
         }
         barrier(); // (also: the previous tile's vertical reads of sRows are done)
 
@@ -138,11 +156,10 @@ void main()
         // during this tile's passes and stores.
         if (tile + 1u < pc.segment) STAGE_LOADS(x0, y0 + int(kTileHeight), loaded)
 
-        // 2. Horizontal: row `row`, columns hCol .. hCol + 3 (kTileWidth / 4 invocations a row),
-        //    from a window of taps that slides through registers.
-        uint hCol = (tid % (kTileWidth / 4u)) * 4u;
-        for (uint row = tid / (kTileWidth / 4u); row < kRows; row += kGroupSize * 4u / kTileWidth) {
-            uint base = row * kStagedWidth + hCol;
+        // 2. Horizontal: rows hRow + kRowsPerRound k, columns hCol .. hCol + 3, from a window of
+        //    taps that slides through registers.
+        for (uint row = hRow; row < kRows; row += kRowsPerRound) {
+            uint base = row * kStagedStride + hCol;
             VEC acc[4];
             [[unroll]] for (uint j = 0u; j < 4u; ++j) acc[j] = VEC(0.0);
             [[unroll]] for (uint i = 0u; i < kTaps + 3u; ++i) {
@@ -151,21 +168,22 @@ void main()
                     if (i >= j && i - j < kTaps) acc[j] += wx[abs(int(i - j) - int(kRadius))] * t;
                 }
             }
-            [[unroll]] for (uint j = 0u; j < 4u; ++j) sRows[row * kTileWidth + hCol + j] = toSlot(acc[j]);
+            [[unroll]] for (uint j = 0u; j < 4u; ++j) sRows[row * kRowsStride + hCol + j] = toSlot(acc[j]);
         }
         barrier();
 
         // 3. Vertical and the stores. A warp-sized run of 32 invocations covers 16 columns x 2
         //    rows per store (whole 16-byte x 2-row sectors of a block-linear image: one row at a
-        //    time wrote half sectors and ran at a third of the copy rate). Invocation: column
-        //    vCol, output rows vRow + 2j (j = 0..3) of each band of kBandRows rows.
+        //    time wrote half sectors and ran at a third of the copy rate), each 16 of them one row
+        //    (consecutive slots: distinct banks). Invocation: column vCol, output rows vRow + 2j
+        //    (j = 0..3) of each band of kBandRows rows.
         for (uint band = 0u; band < kTileHeight; band += kBandRows) {
             // Output row band + vRow + 2j reads horizontal rows band + vRow + 2j + i (i = 0..2r).
             VEC acc[4];
             [[unroll]] for (uint j = 0u; j < 4u; ++j) acc[j] = VEC(0.0);
             uint first = band + vRow;
             [[unroll]] for (uint i = 0u; i < kTaps + 6u; ++i) {
-                VEC t = fromSlot(sRows[(first + i) * kTileWidth + vCol]);
+                VEC t = fromSlot(sRows[(first + i) * kRowsStride + vCol]);
                 [[unroll]] for (uint j = 0u; j < 4u; ++j) {
                     if (i >= 2u * j && i - 2u * j < kTaps) acc[j] += wy[abs(int(i - 2u * j) - int(kRadius))] * t;
                 }

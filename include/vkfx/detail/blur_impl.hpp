@@ -237,12 +237,24 @@ inline std::uint32_t blurTilesPerGroup(VkExtent2D extent, std::uint32_t layers, 
 }
 // Shared memory of a tile pipeline: the staged source texels (8-bit and fp16 formats as packed
 // halves) and the rows of horizontal results (the format's slots).
-inline std::uint32_t blurTileBytes(const BlurFormat& fmt, std::uint32_t radius, BlurTileShape shape)
+// `padded`: each row one slot longer (the kernel's kPadRows).
+inline std::uint32_t blurTileBytes(const BlurFormat& fmt, std::uint32_t radius, BlurTileShape shape, bool padded)
 {
     const bool halves = fmt.slotBytes == 8 || fmt.format == VK_FORMAT_R16G16B16A16_SFLOAT;
     const std::uint32_t rows = shape.height + 2 * radius;
     const std::uint32_t stagedBytes = halves ? 8u : fmt.slotBytes;
-    return (shape.width + 2 * radius) * rows * stagedBytes + shape.width * rows * fmt.slotBytes;
+    const std::uint32_t pad = padded ? 1u : 0u;
+    return (shape.width + 2 * radius + pad) * rows * stagedBytes + (shape.width + pad) * rows * fmt.slotBytes;
+}
+// Whether a tile pipeline pads its rows of shared memory and maps its lanes to distinct banks:
+// formats whose horizontal rows are 16-byte slots (fp32 RGBA), where the padded tile fits
+// `sharedBytes`. H100, median us, 3840x2160 / 1920x1080, unpadded against padded: RGBA16F r = 1
+// 104.2 / 33.8 against 93.5 / 30.8, r = 2 116.7 / 37.6 against 102.7 / 35.6, r = 4 139.0 / 44.2
+// against 123.2 / 40.2, r = 8 185.5 / 56.5 against 171.1 / 52.7; but RGBA8 (8-byte slots) r = 2
+// 59.6 / 20.7 against 60.6 / 21.0, r = 8 149.5 / 46.7 against 158.1 / 48.7.
+inline bool blurTilePadded(const BlurFormat& fmt, std::uint32_t radius, BlurTileShape shape, std::uint32_t sharedBytes)
+{
+    return fmt.slotBytes == 16 && blurTileBytes(fmt, radius, shape, true) <= sharedBytes;
 }
 // The radii the Tile method takes for a format, measured against the walk (blur.comp) on an
 // H200 (median us, 3840x2160 / 1920x1080, walk against tile): RGBA8 r = 1 98.6 / 34.0 against
@@ -266,8 +278,8 @@ inline BlurTileShape blurTileShape(const BlurFormat& fmt, std::uint32_t radius, 
     if (radius < 1 || radius > blurTileMaxRadius(fmt)) return {};
     const BlurTileShape& first = kBlurTileShapes[radius <= 2 ? 0 : 1];
     const BlurTileShape& second = kBlurTileShapes[radius <= 2 ? 1 : 0];
-    if (blurTileBytes(fmt, radius, first) <= sharedBytes) return first;
-    if (blurTileBytes(fmt, radius, second) <= sharedBytes) return second;
+    if (blurTileBytes(fmt, radius, first, false) <= sharedBytes) return first;
+    if (blurTileBytes(fmt, radius, second, false) <= sharedBytes) return second;
     return {};
 }
 
@@ -536,18 +548,21 @@ inline VkResult Blurrer::create(const Device& device, const BlurrerCreateInfo& i
             std::uint32_t radius;
             std::uint32_t height;
             std::uint32_t width;
-        } tileSpec{fmt->srgb ? VK_TRUE : VK_FALSE, 0, 0, 0};
-        const VkSpecializationMapEntry tileEntries[4] = {{0, offsetof(TileSpec, srgb), sizeof(VkBool32)},
+            VkBool32 padded;
+        } tileSpec{fmt->srgb ? VK_TRUE : VK_FALSE, 0, 0, 0, VK_FALSE};
+        const VkSpecializationMapEntry tileEntries[5] = {{0, offsetof(TileSpec, srgb), sizeof(VkBool32)},
                                                          {1, offsetof(TileSpec, radius), sizeof(std::uint32_t)},
                                                          {2, offsetof(TileSpec, height), sizeof(std::uint32_t)},
-                                                         {3, offsetof(TileSpec, width), sizeof(std::uint32_t)}};
-        const VkSpecializationInfo tileSpecInfo{4, tileEntries, sizeof(TileSpec), &tileSpec};
+                                                         {3, offsetof(TileSpec, width), sizeof(std::uint32_t)},
+                                                         {4, offsetof(TileSpec, padded), sizeof(VkBool32)}};
+        const VkSpecializationInfo tileSpecInfo{5, tileEntries, sizeof(TileSpec), &tileSpec};
         for (std::uint32_t radius = 1; radius <= kTileMaxRadius; ++radius) {
             const detail::BlurTileShape shape = detail::blurTileShape(*fmt, radius, sharedBytes);
             if (shape.width == 0) break;
             tileSpec.radius = radius;
             tileSpec.height = shape.height;
             tileSpec.width = shape.width;
+            tileSpec.padded = detail::blurTilePadded(*fmt, radius, shape, sharedBytes) ? VK_TRUE : VK_FALSE;
             r = detail::createComputePipeline(device, fn, fmt->tileCode, fmt->tileBytes, &tileSpecInfo,
                                               b.m_pipelineLayout, &b.m_tilePipelines[radius - 1]);
             if (r != VK_SUCCESS) return r;
