@@ -128,19 +128,27 @@ void main()
     uint lane = tid & 31u;
     uint warp = tid >> 5u;
     uint vWarp = warp / kColumnGroups; // which 16 x 8 block of a band's rows the warp covers
-    // The vertical pass: a warp covers 16 columns x 2 rows (see 3.); kPadRows: each 16 of its
-    // invocations one row (consecutive slots), else 4 columns x 2 rows at a time.
-    uint vCol = 16u * (warp % kColumnGroups) + (kPadRows ? lane & 15u : (lane & 3u) + 4u * (lane >> 3u));
-    uint vRow = 8u * (vWarp & 1u) + 16u * (vWarp >> 1u) + (kPadRows ? lane >> 4u : (lane >> 2u) & 1u);
+    // The vertical pass: a warp covers 16 columns x 2 rows (see 3.); padded 16-byte slots: each 16
+    // of its invocations one row (consecutive slots: distinct banks), else 4 columns x 2 rows at a
+    // time (8-byte slots: as fast as one row, and 2 bank passes either way).
+#if !VKFX_BLUR_PACKED && VKFX_CHANNELS == 4
+    const bool kRowV = kPadRows; // 16-byte slots
+#else
+    const bool kRowV = false;
+#endif
+    uint vCol = 16u * (warp % kColumnGroups) + (kRowV ? lane & 15u : (lane & 3u) + 4u * (lane >> 3u));
+    uint vRow = 8u * (vWarp & 1u) + 16u * (vWarp >> 1u) + (kRowV ? lane >> 4u : (lane >> 2u) & 1u);
     // The horizontal pass: an invocation makes 4 consecutive outputs of a row. kPadRows: each 16
     // invocations take 4 rows x 4 groups of 4 columns (each 8 of them 4 rows x 2 groups), so that
     // with rows of an odd number of slots their accesses, 4 slots apart in a row, fall on distinct
     // banks in a pass of 8-byte slots (16 invocations) and of 16-byte slots (8); in one row they
-    // would share 4 and 2 banks. Else kTileWidth / 4 invocations a row.
+    // would share 4 and 2 banks. The blocks of a round go row block by row block, so that a last
+    // round of fewer rows keeps whole warps busy. Else kTileWidth / 4 invocations a row.
     const uint kRowsPerRound = kGroupSize * 4u / kTileWidth;
     uint block = tid >> 4u;
-    uint hRow = kPadRows ? 4u * (block % (kRowsPerRound / 4u)) + (tid & 3u) : tid / (kTileWidth / 4u);
-    uint hCol = kPadRows ? 4u * (4u * (block / (kRowsPerRound / 4u)) + ((tid >> 2u) & 3u)) : (tid % (kTileWidth / 4u)) * 4u;
+    const uint kGroupBlocks = kTileWidth / 16u; // blocks of 4 x 4 groups side by side
+    uint hRow = kPadRows ? 4u * (block / kGroupBlocks) + (tid & 3u) : tid / (kTileWidth / 4u);
+    uint hCol = kPadRows ? 4u * (4u * (block % kGroupBlocks) + ((tid >> 2u) & 3u)) : (tid % (kTileWidth / 4u)) * 4u;
     int x = x0 + int(vCol);
     for (uint tile = 0u; tile < pc.segment; ++tile) {
         int y0 = yGroup + int(tile * kTileHeight);

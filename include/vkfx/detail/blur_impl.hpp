@@ -248,10 +248,11 @@ inline std::uint32_t blurTileBytes(const BlurFormat& fmt, std::uint32_t radius, 
 }
 // Whether a tile pipeline pads its rows of shared memory and maps its lanes to distinct banks:
 // formats whose horizontal rows are 16-byte slots (fp32 RGBA), where the padded tile fits
-// `sharedBytes`. H100, median us, 3840x2160 / 1920x1080, unpadded against padded: RGBA16F r = 1
-// 104.2 / 33.8 against 93.5 / 30.8, r = 2 116.7 / 37.6 against 102.7 / 35.6, r = 4 139.0 / 44.2
-// against 123.2 / 40.2, r = 8 185.5 / 56.5 against 171.1 / 52.7; but RGBA8 (8-byte slots) r = 2
-// 59.6 / 20.7 against 60.6 / 21.0, r = 8 149.5 / 46.7 against 158.1 / 48.7.
+// `sharedBytes`. H200, median us, 3840x2160 / 1920x1080, unpadded against padded: RGBA16F r = 1
+// 104.1 / 33.8 against 87.4 / 28.9, r = 2 116.6 / 37.5 against 96.8 / 33.4, r = 4 139.0 / 44.3
+// against 117.2 / 37.8, r = 8 185.4 / 56.5 against 155.9 / 48.3; RGBA8 (8-byte slots, padded in
+// a probe) r = 1 49.9 / 17.7 against 51.0 / 18.0, r = 4 80.9 / 25.6 against 78.6 / 25.0, r = 8
+// 147.7 / 46.2 against 148.8 / 46.3.
 inline bool blurTilePadded(const BlurFormat& fmt, std::uint32_t radius, BlurTileShape shape, std::uint32_t sharedBytes)
 {
     return fmt.slotBytes == 16 && blurTileBytes(fmt, radius, shape, true) <= sharedBytes;
