@@ -40,6 +40,16 @@ layout(constant_id = 2) const uint kOutputs = 4u;
 
 #include "blur/direct.glsl"
 
+// 16-byte slots (fp32 RGBA): rows of the ring and of the staged texels one slot longer (an odd
+// number of slots), and the horizontal pass's lanes in blocks of 4 rows x 2 groups of 4 columns,
+// so that a bank pass (8 lanes of 16 bytes) takes distinct banks; in one row, 4 slots apart,
+// they took 2. (As blur_tile.comp; the host's layout counts the padding.)
+#if !VKFX_BLUR_PACKED && VKFX_CHANNELS == 4
+const bool kPadRows = kOutputs == 4u;
+#else
+const bool kPadRows = false;
+#endif
+
 shared SLOT sTexels[kSharedTexels]; // the ring (ringRows x strip), then the staged rows
 shared float sWeightX[2u * kMaxRadius + 1u]; // taps -r..r
 shared float sWeightY[2u * kMaxRadius + 1u];
@@ -152,8 +162,11 @@ void main()
     uint outRows = min(pc.segment, uint(height - y0));
     uint outSteps = (outRows + rows - 1u) / rows;
     uint fillSteps = (2u * pc.radius.y + rows - 1u) / rows; // steps before the first output
-    uint staged = pc.ringRows * strip;                       // first staged slot
     uint stagedWidth = strip + 2u * pc.radius.x;
+    bool pad = kPadRows && strip >= 8u;                      // uniform
+    uint ringStride = pad ? strip + 1u : strip;              // slots of a ring row
+    uint stagedStride = pad ? stagedWidth + 1u : stagedWidth; // slots of a staged row
+    uint staged = pc.ringRows * ringStride;                  // first staged slot
     uint tapsX = 2u * pc.radius.x + 1u;
     uint tapsY = 2u * pc.radius.y + 1u;
 
@@ -166,6 +179,11 @@ void main()
     uint perRow = strip / kOutputs;
     uint hRow = tid / perRow;
     uint hCol = (tid % perRow) * kOutputs;
+    if (pad) { // blocks of 8 invocations: 4 rows x 2 groups, row block by row block
+        uint block = tid >> 3u;
+        hRow = 4u * (block / (perRow / 2u)) + (tid & 3u);
+        hCol = kOutputs * (2u * (block % (perRow / 2u)) + ((tid >> 2u) & 1u));
+    }
     uint vCol = tid % strip;
     uint vRow = (tid / strip) * kOutputs;
 
@@ -187,28 +205,30 @@ void main()
         int firstRow = y0 - ry + int(step * rows);
         for (uint round = 0u; round < stagedCount; round += kStageLoads * kGroupSize) {
             VEC loaded[kStageLoads];
+            uint stagedRow[kStageLoads];
             [[unroll]] for (uint k = 0u; k < kStageLoads; ++k) {
                 uint i = round + k * kGroupSize + tid;
                 uint rc = round == 0u ? firstRound[k] : stagedRowColumn(i, stagedWidth, x0 - rx, width);
+                stagedRow[k] = rc >> 20;
                 int sx = int(rc & 0xFFFFFu) - 1;
                 int sy = borderIndex(firstRow + int(rc >> 20), height, pc.border);
                 loaded[k] = (i >= stagedCount || sx < 0 || sy < 0) ? constantColor() : fetchSource(sx, sy, layer);
             }
             [[unroll]] for (uint k = 0u; k < kStageLoads; ++k) {
                 uint i = round + k * kGroupSize + tid;
-                if (i < stagedCount) sTexels[staged + i] = toSlot(loaded[k]);
+                if (i < stagedCount) sTexels[staged + i + (pad ? stagedRow[k] : 0u)] = toSlot(loaded[k]);
             }
         }
         barrier();
 
         // 2. Horizontal: ring row (step * rows + hRow) mod ringRows, columns hCol...
         if (busy) {
-            uint base = staged + hRow * stagedWidth + hCol;
+            uint base = staged + hRow * stagedStride + hCol;
             VEC acc[kOutputs];
 #define AT_H(i) fromSlot(sTexels[base + (i)])
 #define WEIGHT_X(i) sWeightX[i]
             FILTER_OUTPUTS(acc, tapsX, WEIGHT_X, AT_H)
-            uint ring = ((step * rows + hRow) % pc.ringRows) * strip + hCol;
+            uint ring = ((step * rows + hRow) % pc.ringRows) * ringStride + hCol;
             [[unroll]] for (uint j = 0u; j < kOutputs; ++j) sTexels[ring + j] = toSlot(acc[j]);
         }
         barrier();
@@ -223,7 +243,7 @@ void main()
                 VEC acc[kOutputs];
 // ringFirst + i < 2 ringRows (the ring has 2 ry + rows rows at least): one conditional wrap.
 #define RING_ROW(k) ((k) >= pc.ringRows ? (k) - pc.ringRows : (k))
-#define AT_V(i) fromSlot(sTexels[RING_ROW(ringFirst + (i)) * strip + vCol])
+#define AT_V(i) fromSlot(sTexels[RING_ROW(ringFirst + (i)) * ringStride + vCol])
 #define WEIGHT_Y(i) sWeightY[i]
                 FILTER_OUTPUTS(acc, tapsY, WEIGHT_Y, AT_V)
                 [[unroll]] for (uint j = 0u; j < kOutputs; ++j) {

@@ -301,15 +301,19 @@ struct BlurLayout {
 // The shape that keeps the most invocations busy (then the widest strip, which reads the fewest
 // halo texels per output) among those whose ring and staged rows fit in `sharedTexels` slots,
 // and segments short enough that about kTargetGroups workgroups run (but at least four times the
-// ring's fill, which every segment pays again).
-inline BlurLayout blurLayout(VkExtent2D extent, std::uint32_t layers, std::uint32_t rx,
-                             std::uint32_t ry, std::uint32_t sharedTexels, std::uint32_t outputs)
+// ring's fill, which every segment pays again). `padRows` (formats of 16-byte slots): blur.comp
+// makes the rows of the ring and the staged rows one slot longer where strips are 8 columns or
+// more and an invocation makes 4 outputs (its kPadRows).
+inline BlurLayout blurLayout(VkExtent2D extent, std::uint32_t layers, std::uint32_t rx, std::uint32_t ry,
+                             std::uint32_t sharedTexels, std::uint32_t outputs, bool padRows)
 {
     BlurLayout best;
     for (std::uint32_t strip = 64; strip >= outputs; strip /= 2) {
+        const std::uint32_t pad = padRows && outputs == 4 && strip >= 8 ? 1u : 0u;
         for (std::uint32_t rows = kBlurGroupSize * outputs / strip; rows >= outputs; rows /= 2) {
             std::uint32_t ringRows = rows * ((2 * ry + rows - 1) / rows + 1);
-            std::uint64_t need = std::uint64_t{ringRows} * strip + std::uint64_t{rows} * (strip + 2 * rx);
+            std::uint64_t need =
+                std::uint64_t{ringRows} * (strip + pad) + std::uint64_t{rows} * (strip + 2 * rx + pad);
             if (need > sharedTexels) continue;
             if (strip * rows > best.strip * best.rows) {
                 best.strip = strip;
@@ -774,10 +778,11 @@ inline VkResult Blurrer::plan(const BlurInfo& info, const char* fn, bool withScr
             // with 48 KiB, which radius 8 needs (335 against 425). (RGBA32F has the same slots;
             // not measured.)
             constexpr std::uint32_t kGoodStep = 512;
+            const bool padRows = detail::findBlurFormat(m_info.format)->slotBytes == 16;
             const bool smallest = m_info.format == VK_FORMAT_R16G16B16A16_SFLOAT && maxRadius <= 4;
             for (std::uint32_t i = 0; i < kBudgets && m_pipelines[i]; ++i) {
                 detail::BlurLayout c = detail::blurLayout(extent, p.layers, p.radius[0], p.radius[1], m_sharedTexels[i],
-                                                          detail::kBlurOutputs);
+                                                          detail::kBlurOutputs, padRows);
                 if (c.strip * c.rows > p.layout.strip * p.layout.rows) {
                     p.layout = c;
                     p.pipeline = m_pipelines[i];
@@ -785,7 +790,8 @@ inline VkResult Blurrer::plan(const BlurInfo& info, const char* fn, bool withScr
                 if (p.layout.strip * p.layout.rows >= kGoodStep || (smallest && p.layout.strip != 0)) break;
             }
             if (m_pipelineNarrow && maxRadius <= 2) {
-                detail::BlurLayout c = detail::blurLayout(extent, p.layers, p.radius[0], p.radius[1], m_sharedTexels[0], 1);
+                detail::BlurLayout c =
+                    detail::blurLayout(extent, p.layers, p.radius[0], p.radius[1], m_sharedTexels[0], 1, padRows);
                 if (c.strip != 0) {
                     p.layout = c;
                     p.pipeline = m_pipelineNarrow;
