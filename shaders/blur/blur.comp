@@ -211,7 +211,7 @@ void main()
                 uint rc = round == 0u ? firstRound[k] : stagedRowColumn(i, stagedWidth, x0 - rx, width);
                 stagedRow[k] = rc >> 20;
                 int sx = int(rc & 0xFFFFFu) - 1;
-                int sy = borderIndex(firstRow + int(rc >> 20), height, pc.border);
+                int sy = borderIndex(firstRow + int(stagedRow[k]), height, pc.border);
                 loaded[k] = (i >= stagedCount || sx < 0 || sy < 0) ? constantColor() : fetchSource(sx, sy, layer);
             }
             [[unroll]] for (uint k = 0u; k < kStageLoads; ++k) {

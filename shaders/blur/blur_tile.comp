@@ -128,16 +128,11 @@ void main()
     uint lane = tid & 31u;
     uint warp = tid >> 5u;
     uint vWarp = warp / kColumnGroups; // which 16 x 8 block of a band's rows the warp covers
-    // The vertical pass: a warp covers 16 columns x 2 rows (see 3.); padded 16-byte slots: each 16
-    // of its invocations one row (consecutive slots: distinct banks), else 4 columns x 2 rows at a
-    // time (8-byte slots: as fast as one row, and 2 bank passes either way).
-#if !VKFX_BLUR_PACKED && VKFX_CHANNELS == 4
-    const bool kRowV = kPadRows; // 16-byte slots
-#else
-    const bool kRowV = false;
-#endif
-    uint vCol = 16u * (warp % kColumnGroups) + (kRowV ? lane & 15u : (lane & 3u) + 4u * (lane >> 3u));
-    uint vRow = 8u * (vWarp & 1u) + 16u * (vWarp >> 1u) + (kRowV ? lane >> 4u : (lane >> 2u) & 1u);
+    // The vertical pass: a warp covers 16 columns x 2 rows (see 3.); kPadRows (16-byte slots):
+    // each 16 of its invocations one row (consecutive slots: distinct banks), else 4 columns x 2
+    // rows at a time (8-byte slots: as fast as one row, and 2 bank passes either way).
+    uint vCol = 16u * (warp % kColumnGroups) + (kPadRows ? lane & 15u : (lane & 3u) + 4u * (lane >> 3u));
+    uint vRow = 8u * (vWarp & 1u) + 16u * (vWarp >> 1u) + (kPadRows ? lane >> 4u : (lane >> 2u) & 1u);
     // The horizontal pass: an invocation makes 4 consecutive outputs of a row. kPadRows: each 16
     // invocations take 4 rows x 4 groups of 4 columns (each 8 of them 4 rows x 2 groups), so that
     // with rows of an odd number of slots their accesses, 4 slots apart in a row, fall on distinct

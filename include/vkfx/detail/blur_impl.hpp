@@ -246,16 +246,19 @@ inline std::uint32_t blurTileBytes(const BlurFormat& fmt, std::uint32_t radius, 
     const std::uint32_t pad = padded ? 1u : 0u;
     return (shape.width + 2 * radius + pad) * rows * stagedBytes + (shape.width + pad) * rows * fmt.slotBytes;
 }
-// Whether a tile pipeline pads its rows of shared memory and maps its lanes to distinct banks:
-// formats whose horizontal rows are 16-byte slots (fp32 RGBA), where the padded tile fits
-// `sharedBytes`. H200, median us, 3840x2160 / 1920x1080, unpadded against padded: RGBA16F r = 1
-// 104.1 / 33.8 against 87.4 / 28.9, r = 2 116.6 / 37.5 against 96.8 / 33.4, r = 4 139.0 / 44.3
-// against 117.2 / 37.8, r = 8 185.4 / 56.5 against 155.9 / 48.3; RGBA8 (8-byte slots, padded in
-// a probe) r = 1 49.9 / 17.7 against 51.0 / 18.0, r = 4 80.9 / 25.6 against 78.6 / 25.0, r = 8
-// 147.7 / 46.2 against 148.8 / 46.3.
+// Whether the Direct method's kernels pad their rows of shared memory by a slot and map their
+// lanes to distinct banks (kPadRows of blur_tile.comp and blur.comp): formats whose horizontal
+// rows are 16-byte slots (fp32 RGBA).
+inline bool blurPadsRows(const BlurFormat& fmt) { return fmt.slotBytes == 16; }
+// Whether a tile pipeline pads its rows: blurPadsRows, where the padded tile fits `sharedBytes`.
+// H200, median us, 3840x2160 / 1920x1080, unpadded against padded: RGBA16F r = 1 104.1 / 33.8
+// against 87.4 / 28.9, r = 2 116.6 / 37.5 against 96.8 / 33.4, r = 4 139.0 / 44.3 against 117.2 /
+// 37.8, r = 8 185.4 / 56.5 against 155.9 / 48.3; RGBA8 (8-byte slots, padded in a probe) r = 1
+// 49.9 / 17.7 against 51.0 / 18.0, r = 4 80.9 / 25.6 against 78.6 / 25.0, r = 8 147.7 / 46.2
+// against 148.8 / 46.3.
 inline bool blurTilePadded(const BlurFormat& fmt, std::uint32_t radius, BlurTileShape shape, std::uint32_t sharedBytes)
 {
-    return fmt.slotBytes == 16 && blurTileBytes(fmt, radius, shape, true) <= sharedBytes;
+    return blurPadsRows(fmt) && blurTileBytes(fmt, radius, shape, true) <= sharedBytes;
 }
 // The radii the Tile method takes for a format, measured against the walk (blur.comp) on an
 // H200 (median us, 3840x2160 / 1920x1080, walk against tile): RGBA8 r = 1 98.6 / 34.0 against
@@ -301,7 +304,7 @@ struct BlurLayout {
 // The shape that keeps the most invocations busy (then the widest strip, which reads the fewest
 // halo texels per output) among those whose ring and staged rows fit in `sharedTexels` slots,
 // and segments short enough that about kTargetGroups workgroups run (but at least four times the
-// ring's fill, which every segment pays again). `padRows` (formats of 16-byte slots): blur.comp
+// ring's fill, which every segment pays again). `padRows` (blurPadsRows): blur.comp
 // makes the rows of the ring and the staged rows one slot longer where strips are 8 columns or
 // more and an invocation makes 4 outputs (its kPadRows).
 inline BlurLayout blurLayout(VkExtent2D extent, std::uint32_t layers, std::uint32_t rx, std::uint32_t ry,
@@ -778,7 +781,7 @@ inline VkResult Blurrer::plan(const BlurInfo& info, const char* fn, bool withScr
             // with 48 KiB, which radius 8 needs (335 against 425). (RGBA32F has the same slots;
             // not measured.)
             constexpr std::uint32_t kGoodStep = 512;
-            const bool padRows = detail::findBlurFormat(m_info.format)->slotBytes == 16;
+            const bool padRows = detail::blurPadsRows(*detail::findBlurFormat(m_info.format));
             const bool smallest = m_info.format == VK_FORMAT_R16G16B16A16_SFLOAT && maxRadius <= 4;
             for (std::uint32_t i = 0; i < kBudgets && m_pipelines[i]; ++i) {
                 detail::BlurLayout c = detail::blurLayout(extent, p.layers, p.radius[0], p.radius[1], m_sharedTexels[i],
