@@ -1,7 +1,8 @@
 // vkfx-bench: times vkfx's kernels against what an engine would use instead, on any Vulkan device.
 //
 //   vkfx-bench [downsample|sort|blur] [--device NAME] [--quick] [--reps N] [--warmup N]
-//              [--filter A,B,...] [--csv FILE] [--json FILE] [--no-evict] [--evict-mib N]
+//              [--filter A,B,...] [--radii A,B,...] [--csv FILE] [--json FILE] [--no-evict]
+//              [--evict-mib N]
 //              [--pipeline-stats]
 //              [--copy-mib N] [--list] [--verbose]
 //
@@ -19,6 +20,7 @@
 // written once at the copy ceiling), the arithmetic time (2 (2r + 1) FMAs per channel per texel
 // at the FMA rate, measured in the same run by examples/bench/fma.comp and printed in the
 // header), their maximum and that over vkfx's median. Rows: "blur rgba8 3840x2160 r8".
+// --radii 3,5,7: the Auto rows at those radii instead (and no rows that force a method).
 // --quick: only 256x256 R8G8B8A8_UNORM at r = 1, 8, 32 (Auto) and 64 (Decimated).
 //
 // Sort (`vkfx-bench sort`). vkfx::Sorter::record of n = 2^16 .. 2^28 uint32 and float32 keys,
@@ -129,6 +131,7 @@ struct Options {
     std::uint32_t reps = 30;
     std::uint32_t warmup = 3;
     std::vector<std::string> filters;
+    std::vector<std::uint32_t> radii; // blur: --radii
     std::string csv, json;
     bool evict = true;
     std::uint32_t evictMiB = 256;
@@ -154,6 +157,8 @@ void usage(std::FILE *out) {
         "  --filter A,B     only rows whose name contains A or B (any case), e.g.\n"
         "                   \"R32_SFLOAT\", \"4096x4096\", \"SRGB 1920x1080\", \" min\";\n"
         "                   sort: \"uint32 keys\", \"2^24\"; blur: \"rgba16f\", \"1920x1080 r8\"\n"
+        "  --radii A,B      blur: the Auto rows at these radii instead of 1, 2, 4 .. 64, and no\n"
+        "                   rows that force a method (not with --quick)\n"
         "  --csv FILE       also write the rows as CSV\n"
         "  --json FILE      also write the rows as JSON\n"
         "  --no-evict       do not push the input out of the L2 before each repetition\n"
@@ -176,6 +181,20 @@ std::uint32_t parseCount(const char *flag, const char *text, std::uint32_t least
             text + "'");
     }
     return static_cast<std::uint32_t>(v);
+}
+
+// "a,b,,c" -> {"a", "b", "", "c"}.
+std::vector<std::string> splitCommas(const std::string &list) {
+    std::vector<std::string> parts;
+    std::size_t start = 0;
+    while (start <= list.size()) {
+        std::size_t comma = list.find(',', start);
+        if (comma == std::string::npos)
+            comma = list.size();
+        parts.push_back(list.substr(start, comma - start));
+        start = comma + 1;
+    }
+    return parts;
 }
 
 Options parseOptions(int argc, char **argv) {
@@ -202,17 +221,12 @@ Options parseOptions(int argc, char **argv) {
             o.warmup = parseCount("--warmup", value(), 0);
             warmupSet = true;
         } else if (a == "--filter") {
-            std::string list = value();
-            std::size_t start = 0;
-            while (start <= list.size()) {
-                std::size_t comma = list.find(',', start);
-                if (comma == std::string::npos)
-                    comma = list.size();
-                std::string f = list.substr(start, comma - start);
+            for (const std::string &f : splitCommas(value()))
                 if (!f.empty())
                     o.filters.push_back(lowerCase(f));
-                start = comma + 1;
-            }
+        } else if (a == "--radii") {
+            for (const std::string &r : splitCommas(value()))
+                o.radii.push_back(parseCount("--radii", r.c_str(), 1));
         } else if (a == "--csv") {
             o.csv = value();
         } else if (a == "--json") {
@@ -381,7 +395,7 @@ struct BlurCase {
 };
 
 // The full run's rows, or --quick's (256x256 RGBA8 at r = 1, 8, 32 and 64: seconds on lavapipe).
-std::vector<BlurCase> allBlurCases(bool quick) {
+std::vector<BlurCase> allBlurCases(bool quick, const std::vector<std::uint32_t> &radii) {
     std::vector<BlurCase> cases;
     using M = vkfx::BlurMethod;
     auto add = [&](const Format &f, const char *label, std::uint32_t w, std::uint32_t h,
@@ -401,6 +415,11 @@ std::vector<BlurCase> allBlurCases(bool quick) {
     const VkExtent2D sizes[] = {{3840, 2160}, {1920, 1080}};
     for (const auto &[format, label] : formats) {
         for (const VkExtent2D &size : sizes) {
+            if (!radii.empty()) {
+                for (std::uint32_t r : radii)
+                    add(format, label, size.width, size.height, r);
+                continue;
+            }
             for (std::uint32_t r = 1; r <= 64; r *= 2)
                 add(format, label, size.width, size.height, r);
             for (std::uint32_t r : {18u, 32u, 64u})
@@ -1498,7 +1517,7 @@ int main(int argc, char **argv) {
                       printSortLegend, sortFailed, writeSortCsv, writeSortJson, nullptr});
     }
     if (options.mode == "blur") {
-        return runMode<BlurCase, BlurRow>(options, {allBlurCases(options.quick), &Runner::runBlur,
+        return runMode<BlurCase, BlurRow>(options, {allBlurCases(options.quick, options.radii), &Runner::runBlur,
                                                     printBlurTableHeader, printBlurRow,
                                                     printBlurLegend, blurFailed, writeBlurCsv,
                                                     writeBlurJson, &Runner::measureFmaRate});

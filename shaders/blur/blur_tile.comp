@@ -32,7 +32,8 @@ layout(constant_id = 2) const uint kTileHeight = 16u;
 layout(constant_id = 3) const uint kTileWidth = 64u;
 // Rows of shared memory one slot longer than their texels (an odd number of slots), with lanes
 // mapped so that the passes' shared-memory accesses take distinct banks (below). The host sets it
-// for formats whose horizontal rows are 16-byte slots, where it fits.
+// where the horizontal rows are 16-byte slots (fp32 RGBA formats, and kWideRows below), where it
+// fits.
 layout(constant_id = 4) const bool kPadRows = false;
 const uint kBandRows = kGroupSize * 4u / kTileWidth; // output rows of one vertical round
 const uint kColumnGroups = kTileWidth / 16u;          // warps side by side in a vertical round
@@ -58,8 +59,31 @@ const uint kLoads = (kStagedWidth * kRows + kGroupSize - 1u) / kGroupSize; // pe
 const uint kStagedStride = kStagedWidth + (kPadRows ? 1u : 0u); // slots of a staged row
 const uint kRowsStride = kTileWidth + (kPadRows ? 1u : 0u);     // slots of a horizontal row
 
-shared STAGED sStaged[kStagedStride * kRows]; // source rows y0 - kRadius .., kStagedWidth texels each
-shared SLOT sRows[kRowsStride * kRows];        // their horizontal blur, kTileWidth texels each
+// Source rows y0 - kRadius .., kStagedWidth texels each, and their horizontal blur, kTileWidth
+// texels each: as STAGED and SLOT, or as fp32 (VEC) where the host sets kWideStaged / kWideRows
+// (formats whose STAGED / SLOT are packed halves, where the wider tile fits): no conversion per
+// read. Of each pair only one array is used; the other has one element.
+layout(constant_id = 5) const bool kWideStaged = false;
+layout(constant_id = 6) const bool kWideRows = false;
+const uint kStagedSlots = kStagedStride * kRows;
+const uint kRowsSlots = kRowsStride * kRows;
+shared STAGED sStaged[kWideStaged ? 1u : kStagedSlots];
+shared VEC sStagedWide[kWideStaged ? kStagedSlots : 1u];
+shared SLOT sRows[kWideRows ? 1u : kRowsSlots];
+shared VEC sRowsWide[kWideRows ? kRowsSlots : 1u];
+
+void putStaged(uint i, VEC v)
+{
+    if (kWideStaged) sStagedWide[i] = v;
+    else sStaged[i] = toStaged(v);
+}
+VEC getStaged(uint i) { return kWideStaged ? sStagedWide[i] : fromStaged(sStaged[i]); }
+void putRow(uint i, VEC v)
+{
+    if (kWideRows) sRowsWide[i] = v;
+    else sRows[i] = toSlot(v);
+}
+VEC getRow(uint i) { return kWideRows ? sRowsWide[i] : fromSlot(sRows[i]); }
 
 // Normalized weights of taps 0..kRadius of one axis (tap -k has the weight of tap k): Gaussian
 // exp(-k^2 / (2 sigma^2)) / sum, or 1 / (2r + 1) for a box, summed in blur.comp's order
@@ -128,7 +152,7 @@ void main()
     uint lane = tid & 31u;
     uint warp = tid >> 5u;
     uint vWarp = warp / kColumnGroups; // which 16 x 8 block of a band's rows the warp covers
-    // The vertical pass: a warp covers 16 columns x 2 rows (see 3.); kPadRows (16-byte slots):
+    // The vertical pass: a warp covers 16 columns x 2 rows (see 3.); kPadRows (16-byte rows):
     // each 16 of its invocations one row (consecutive slots: distinct banks), else 4 columns x 2
     // rows at a time (8-byte slots: as fast as one row, and 2 bank passes either way).
     uint vCol = 16u * (warp % kColumnGroups) + (kPadRows ? lane & 15u : (lane & 3u) + 4u * (lane >> 3u));
@@ -151,7 +175,7 @@ void main()
         [[unroll]] for (uint k = 0u; k < kLoads; ++k) {
             uint i = k * kGroupSize + tid;
             uint r = i / kStagedWidth;
-            if (i < kStagedWidth * kRows) sStaged[i + (kPadRows ? r : 0u)] = toStaged(loaded[k]);
+            if (i < kStagedWidth * kRows) putStaged(i + (kPadRows ? r : 0u), loaded[k]);
         }
         barrier(); // (also: the previous tile's vertical reads of sRows are done)
 
@@ -166,12 +190,12 @@ void main()
             VEC acc[4];
             [[unroll]] for (uint j = 0u; j < 4u; ++j) acc[j] = VEC(0.0);
             [[unroll]] for (uint i = 0u; i < kTaps + 3u; ++i) {
-                VEC t = fromStaged(sStaged[base + i]);
+                VEC t = getStaged(base + i);
                 [[unroll]] for (uint j = 0u; j < 4u; ++j) {
                     if (i >= j && i - j < kTaps) acc[j] += wx[abs(int(i - j) - int(kRadius))] * t;
                 }
             }
-            [[unroll]] for (uint j = 0u; j < 4u; ++j) sRows[row * kRowsStride + hCol + j] = toSlot(acc[j]);
+            [[unroll]] for (uint j = 0u; j < 4u; ++j) putRow(row * kRowsStride + hCol + j, acc[j]);
         }
         barrier();
 
@@ -186,7 +210,7 @@ void main()
             [[unroll]] for (uint j = 0u; j < 4u; ++j) acc[j] = VEC(0.0);
             uint first = band + vRow;
             [[unroll]] for (uint i = 0u; i < kTaps + 6u; ++i) {
-                VEC t = fromSlot(sRows[(first + i) * kRowsStride + vCol]);
+                VEC t = getRow((first + i) * kRowsStride + vCol);
                 [[unroll]] for (uint j = 0u; j < 4u; ++j) {
                     if (i >= 2u * j && i - 2u * j < kTaps) acc[j] += wy[abs(int(i - 2u * j) - int(kRadius))] * t;
                 }
