@@ -589,7 +589,7 @@ TEST_P(BlurSigmas, RandomAndHotPixelsMatchReference) {
 INSTANTIATE_TEST_SUITE_P(, BlurSigmas, ::testing::Values(0.3f, 0.5f, 1.0f, 1.6f, 2.8f, 4.0f, 7.5f, 16.0f, 32.0f),
                          sigmaName);
 
-// The same radius on both axes, up to 13 (8-bit RGBA / BGRA), 10 (RGBA16F) or 2, takes the Tile
+// The same radius on both axes, up to 13 (8-bit RGBA / BGRA), 11 (RGBA16F) or 2, takes the Tile
 // method (tiles of 64 x 16 up to radius 2, 32 x 32 above) where the device's shared memory holds
 // one: every format, every border, sizes below, at and across tile edges, different sigmas per
 // axis, boxes, a region at odd offsets and layers, several tiles per workgroup.
@@ -598,7 +598,7 @@ TEST_F(BlurTest, TileMethodRadiiMatchReference) {
     std::uint64_t seed = 300;
     for (VkFormat format : blurFormats()) {
         const std::uint32_t maxRadius = formatInfo(format).bytesPerTexel == 4 && formatInfo(format).channels == 4 ? 13u
-                                        : format == VK_FORMAT_R16G16B16A16_SFLOAT                             ? 10u
+                                        : format == VK_FORMAT_R16G16B16A16_SFLOAT                             ? 11u
                                                                                                               : 2u;
         const vkfx::detail::BlurFormat *fmt = vkfx::detail::findBlurFormat(format);
         ASSERT_NE(fmt, nullptr);

@@ -32,12 +32,12 @@
 // into a ring of rows in shared memory and writes output rows blurred vertically out of the ring,
 // so each source texel is read about once and the horizontal result never goes to memory. The
 // strip width and the rows per step follow from the radii and the device's shared memory.
-// Where both radii are the same, up to 13 for 8-bit RGBA and BGRA formats, 10 for
+// Where both radii are the same, up to 13 for 8-bit RGBA and BGRA formats, 11 for
 // R16G16B16A16_SFLOAT and 2 for the others (where the tile fits the device's shared memory), a
 // workgroup instead blurs tiles of 64x16 outputs (radii 1 and 2) or 32x32 (above), up to 8 one
 // below the other (each tile's source texels and halo staged at once, the next tile's loaded
-// while this one is filtered; the halo texels are read again by the neighbouring tiles, mostly
-// from the L2 cache).
+// while this one is filtered, each row's horizontal results written over its source texels; the
+// halo texels are read again by the neighbouring tiles, mostly from the L2 cache).
 // Cost: one read of the region (plus halos) and one write; 2 (2r + 1) multiply-adds per channel
 // per texel at radius r. Gaussians of a radius above kMaxRadius take the Decimated method
 // (BlurMethod), and so do those of sigma 6 and more when the caller gives scratch (Auto; 8-bit
@@ -82,9 +82,9 @@ enum class BlurMethod : std::uint32_t {
     // faster than Direct from sigma 6 up (README, "Performance").
     Auto = 0,
     // Every output from its (2 rx + 1)(2 ry + 1) taps, in one dispatch (radius up to kMaxRadius):
-    // workgroups walk strips of columns, or, where both radii are the same and small (up to 8
-    // for 8-bit RGBA and BGRA, 4 for R16G16B16A16_SFLOAT, 2 for the others), blur tiles of 64x16
-    // outputs (faster there on an H200).
+    // workgroups walk strips of columns, or, where both radii are the same and small (up to 13
+    // for 8-bit RGBA and BGRA, 11 for R16G16B16A16_SFLOAT, 2 for the others), blur tiles of 64x16
+    // or 32x32 outputs (faster there on an H200).
     Direct = 1,
     // Gaussian only: the blur computed exactly on a grid of points about sigma / 3 apart and each
     // output interpolated from the 4x4 grid points around it (cubic Lagrange), in three
@@ -211,7 +211,7 @@ public:
     static constexpr double kDecimatedError = 0.003;
 
     // Creates the pipelines for one format (the Direct method's per shared-memory budget, for
-    // RGBA16F one more for radii 1 and 2, and its tiles' per radius up to 13, 10 or 2; the
+    // RGBA16F one more for radii 1 and 2, and its tiles' per radius up to 13, 11 or 2; the
     // Decimated method's three passes). Errors:
     // VK_ERROR_FORMAT_NOT_SUPPORTED (format not in the list above, or the device cannot sample /
     // store it), VK_ERROR_FEATURE_NOT_PRESENT (B8G8R8A8 without

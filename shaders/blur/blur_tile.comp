@@ -5,8 +5,9 @@
 // A workgroup owns pc.segment tiles of kTileWidth output columns by kTileHeight output rows of
 // one layer, one below the other. For each, it loads the tile's source texels with the halo
 // (kRadius texels on each side) into shared memory, every load issued before any is stored;
-// blurs those rows horizontally into a second array (store caching: the horizontal result never
-// leaves shared memory); and writes the tile blurred vertically out of it. The next tile's loads
+// blurs those rows horizontally, each row's results written over its own source texels once they
+// are read (store caching: the horizontal result never leaves shared memory, and the tile takes
+// one array, not two); and writes the tile blurred vertically out of it. The next tile's loads
 // are issued as soon as this tile is staged, so that their latency overlaps both passes, and the
 // weights are made by every invocation in registers (no barrier): at radii up to the host's
 // blurTileMaxRadius this is faster than walking a strip (blur.comp). The halo texels are read
@@ -15,6 +16,7 @@
 // Borders, weights and precision as in blur.comp.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
+#extension GL_KHR_shader_subgroup_basic : require
 
 #include "common/format.glsl"
 #include "common/srgb.glsl"
@@ -32,15 +34,15 @@ layout(constant_id = 2) const uint kTileHeight = 16u;
 layout(constant_id = 3) const uint kTileWidth = 64u;
 // Rows of shared memory one slot longer than their texels (an odd number of slots), with lanes
 // mapped so that the passes' shared-memory accesses take distinct banks (below). The host sets it
-// where the horizontal rows are 16-byte slots (fp32 RGBA formats, and kWideRows below), where it
-// fits.
+// for formats whose staged rows are 16-byte slots (fp32 RGBA), where it fits.
 layout(constant_id = 4) const bool kPadRows = false;
 const uint kBandRows = kGroupSize * 4u / kTileWidth; // output rows of one vertical round
 const uint kColumnGroups = kTileWidth / 16u;          // warps side by side in a vertical round
 
-// Source texels in shared memory: packed halves for 8-bit formats (within their 1-code bound)
-// and fp16 (exact), else fp32. Horizontal results: SLOT (blur/direct.glsl).
-#if VKFX_BLUR_PACKED || defined(VKFX_FMT_rgba16f)
+// Source texels and then their horizontal results in shared memory: packed halves for 8-bit
+// formats (within their 1-code bound), else fp32 (RGBA16F's halves exactly, and its horizontal
+// results to fp32 precision).
+#if VKFX_BLUR_PACKED
 #define STAGED uvec2
 STAGED toStaged(VEC v) { return uvec2(packHalf2x16(v.xy), packHalf2x16(v.zw)); }
 VEC fromStaged(STAGED s) { return VEC(unpackHalf2x16(s.x), unpackHalf2x16(s.y)); }
@@ -57,33 +59,12 @@ const uint kStagedWidth = kTileWidth + 2u * kRadius;
 const uint kRows = kTileHeight + 2u * kRadius;                     // staged rows, and horizontal rows
 const uint kLoads = (kStagedWidth * kRows + kGroupSize - 1u) / kGroupSize; // per invocation
 const uint kStagedStride = kStagedWidth + (kPadRows ? 1u : 0u); // slots of a staged row
-const uint kRowsStride = kTileWidth + (kPadRows ? 1u : 0u);     // slots of a horizontal row
 
-// Source rows y0 - kRadius .., kStagedWidth texels each, and their horizontal blur, kTileWidth
-// texels each: as STAGED and SLOT, or as fp32 (VEC) where the host sets kWideStaged / kWideRows
-// (formats whose STAGED / SLOT are packed halves, where the wider tile fits): no conversion per
-// read. Of each pair only one array is used; the other has one element.
-layout(constant_id = 5) const bool kWideStaged = false;
-layout(constant_id = 6) const bool kWideRows = false;
-const uint kStagedSlots = kStagedStride * kRows;
-const uint kRowsSlots = kRowsStride * kRows;
-shared STAGED sStaged[kWideStaged ? 1u : kStagedSlots];
-shared VEC sStagedWide[kWideStaged ? kStagedSlots : 1u];
-shared SLOT sRows[kWideRows ? 1u : kRowsSlots];
-shared VEC sRowsWide[kWideRows ? kRowsSlots : 1u];
-
-void putStaged(uint i, VEC v)
-{
-    if (kWideStaged) sStagedWide[i] = v;
-    else sStaged[i] = toStaged(v);
-}
-VEC getStaged(uint i) { return kWideStaged ? sStagedWide[i] : fromStaged(sStaged[i]); }
-void putRow(uint i, VEC v)
-{
-    if (kWideRows) sRowsWide[i] = v;
-    else sRows[i] = toSlot(v);
-}
-VEC getRow(uint i) { return kWideRows ? sRowsWide[i] : fromSlot(sRows[i]); }
+// Source rows y0 - kRadius .., kStagedWidth texels each; row r's horizontal results go to its
+// slots 0 .. kTileWidth - 1.
+shared STAGED sStaged[kStagedStride * kRows];
+void putStaged(uint i, VEC v) { sStaged[i] = toStaged(v); }
+VEC getStaged(uint i) { return fromStaged(sStaged[i]); }
 
 // Normalized weights of taps 0..kRadius of one axis (tap -k has the weight of tap k): Gaussian
 // exp(-k^2 / (2 sigma^2)) / sum, or 1 / (2r + 1) for a box, summed in blur.comp's order
@@ -163,39 +144,60 @@ void main()
     // banks in a pass of 8-byte slots (16 invocations) and of 16-byte slots (8); in one row they
     // would share 4 and 2 banks. The blocks of a round go row block by row block, so that a last
     // round of fewer rows keeps whole warps busy. Else kTileWidth / 4 invocations a row.
+    // The invocations of a row are kRowSpan consecutive values of hTid (aligned): where a subgroup
+    // holds them, the horizontal pass's rounds synchronize the subgroup only (hTid numbers the
+    // invocations subgroup by subgroup), else the workgroup.
     const uint kRowsPerRound = kGroupSize * 4u / kTileWidth;
-    uint block = tid >> 4u;
     const uint kGroupBlocks = kTileWidth / 16u; // blocks of 4 x 4 groups side by side
-    uint hRow = kPadRows ? 4u * (block / kGroupBlocks) + (tid & 3u) : tid / (kTileWidth / 4u);
-    uint hCol = kPadRows ? 4u * (4u * (block % kGroupBlocks) + ((tid >> 2u) & 3u)) : (tid % (kTileWidth / 4u)) * 4u;
+    const uint kRowSpan = kPadRows ? 16u * kGroupBlocks : kTileWidth / 4u;
+    bool fullSubgroups = gl_NumSubgroups * gl_SubgroupSize == kGroupSize;
+    bool rowInSubgroup = fullSubgroups && kRowSpan <= gl_SubgroupSize;
+    uint hTid = fullSubgroups ? gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID : tid;
+    uint block = hTid >> 4u;
+    uint hRow = kPadRows ? 4u * (block / kGroupBlocks) + (hTid & 3u) : hTid / (kTileWidth / 4u);
+    uint hCol = kPadRows ? 4u * (4u * (block % kGroupBlocks) + ((hTid >> 2u) & 3u)) : (hTid % (kTileWidth / 4u)) * 4u;
     int x = x0 + int(vCol);
     for (uint tile = 0u; tile < pc.segment; ++tile) {
         int y0 = yGroup + int(tile * kTileHeight);
         if (y0 >= height) break; // uniform
+        if (tile > 0u) barrier(); // the previous tile's vertical reads are done
         [[unroll]] for (uint k = 0u; k < kLoads; ++k) {
             uint i = k * kGroupSize + tid;
             uint r = i / kStagedWidth;
             if (i < kStagedWidth * kRows) putStaged(i + (kPadRows ? r : 0u), loaded[k]);
         }
-        barrier(); // (also: the previous tile's vertical reads of sRows are done)
+        barrier();
 
         // The next tile's loads (their registers are free once this tile is staged), in flight
         // during this tile's passes and stores.
         if (tile + 1u < pc.segment) STAGE_LOADS(x0, y0 + int(kTileHeight), loaded)
 
         // 2. Horizontal: rows hRow + kRowsPerRound k, columns hCol .. hCol + 3, from a window of
-        //    taps that slides through registers.
-        for (uint row = hRow; row < kRows; row += kRowsPerRound) {
+        //    taps that slides through registers; each round's results are stored over their rows'
+        //    first kTileWidth slots once every invocation has read its taps.
+        const uint kRounds = (kRows + kRowsPerRound - 1u) / kRowsPerRound;
+        for (uint round = 0u; round < kRounds; ++round) {
+            uint row = hRow + round * kRowsPerRound;
             uint base = row * kStagedStride + hCol;
             VEC acc[4];
             [[unroll]] for (uint j = 0u; j < 4u; ++j) acc[j] = VEC(0.0);
-            [[unroll]] for (uint i = 0u; i < kTaps + 3u; ++i) {
-                VEC t = getStaged(base + i);
-                [[unroll]] for (uint j = 0u; j < 4u; ++j) {
-                    if (i >= j && i - j < kTaps) acc[j] += wx[abs(int(i - j) - int(kRadius))] * t;
+            if (row < kRows) {
+                [[unroll]] for (uint i = 0u; i < kTaps + 3u; ++i) {
+                    VEC t = getStaged(base + i);
+                    [[unroll]] for (uint j = 0u; j < 4u; ++j) {
+                        if (i >= j && i - j < kTaps) acc[j] += wx[abs(int(i - j) - int(kRadius))] * t;
+                    }
                 }
             }
-            [[unroll]] for (uint j = 0u; j < 4u; ++j) putRow(row * kRowsStride + hCol + j, acc[j]);
+            if (rowInSubgroup) { // uniform
+                subgroupMemoryBarrierShared();
+                subgroupBarrier();
+            } else {
+                barrier();
+            }
+            if (row < kRows) {
+                [[unroll]] for (uint j = 0u; j < 4u; ++j) putStaged(base + j, acc[j]);
+            }
         }
         barrier();
 
@@ -210,7 +212,7 @@ void main()
             [[unroll]] for (uint j = 0u; j < 4u; ++j) acc[j] = VEC(0.0);
             uint first = band + vRow;
             [[unroll]] for (uint i = 0u; i < kTaps + 6u; ++i) {
-                VEC t = getRow((first + i) * kRowsStride + vCol);
+                VEC t = getStaged((first + i) * kStagedStride + vCol);
                 [[unroll]] for (uint j = 0u; j < 4u; ++j) {
                     if (i >= 2u * j && i - 2u * j < kTaps) acc[j] += wy[abs(int(i - 2u * j) - int(kRadius))] * t;
                 }

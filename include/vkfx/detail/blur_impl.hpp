@@ -235,58 +235,28 @@ inline std::uint32_t blurTilesPerGroup(VkExtent2D extent, std::uint32_t layers, 
     while (tiles > 1 && columns * ((tileRows + tiles - 1) / tiles) < target) tiles /= 2;
     return tiles;
 }
-// How a tile pipeline holds its shared memory (blur_tile.comp's kPadRows, kWideStaged, kWideRows):
-// rows one slot longer than their texels, with lanes mapped to distinct banks (`padded`); the
-// staged source texels and the rows of horizontal results as fp32 instead of packed halves
-// (`wideStaged`, `wideRows`: no conversion per read).
-struct BlurTileLayout {
-    bool padded = false, wideStaged = false, wideRows = false;
-};
-// Shared memory of a tile pipeline: the staged source texels (8-bit and fp16 formats as packed
-// halves unless wide) and the rows of horizontal results (the format's slots unless wide), and
-// the one-element array of each pair that the layout leaves unused.
-inline std::uint32_t blurTileBytes(const BlurFormat& fmt, std::uint32_t radius, BlurTileShape shape,
-                                   BlurTileLayout layout = {})
+// Shared memory of a tile pipeline: the staged source texels (8-bit RGBA / BGRA as packed halves,
+// other formats fp32), over which each row's horizontal results are written.
+// `padded`: each row one slot longer (the kernel's kPadRows).
+inline std::uint32_t blurTileBytes(const BlurFormat& fmt, std::uint32_t radius, BlurTileShape shape, bool padded)
 {
-    const bool halves = fmt.slotBytes == 8 || fmt.format == VK_FORMAT_R16G16B16A16_SFLOAT;
     const std::uint32_t rows = shape.height + 2 * radius;
-    const std::uint32_t wideBytes = 4 * fmt.channels;
-    const std::uint32_t narrowStaged = halves ? 8u : fmt.slotBytes;
-    const std::uint32_t stagedBytes = layout.wideStaged ? wideBytes : narrowStaged;
-    const std::uint32_t rowBytes = layout.wideRows ? wideBytes : fmt.slotBytes;
-    const std::uint32_t unused = (layout.wideStaged ? narrowStaged : wideBytes) + (layout.wideRows ? fmt.slotBytes : wideBytes);
-    const std::uint32_t pad = layout.padded ? 1u : 0u;
-    return (shape.width + 2 * radius + pad) * rows * stagedBytes + (shape.width + pad) * rows * rowBytes + unused;
+    const std::uint32_t stagedBytes = fmt.slotBytes == 8 ? 8u : 4 * fmt.channels;
+    return (shape.width + 2 * radius + (padded ? 1u : 0u)) * rows * stagedBytes;
 }
 // Whether the Direct method's kernels pad their rows of shared memory by a slot and map their
 // lanes to distinct banks (kPadRows of blur_tile.comp and blur.comp): formats whose horizontal
 // rows are 16-byte slots (fp32 RGBA).
 inline bool blurPadsRows(const BlurFormat& fmt) { return fmt.slotBytes == 16; }
-// A tile pipeline's layout, where it fits `sharedBytes` (else unpadded and packed):
-// - formats with 16-byte slots (fp32 RGBA: RGBA16F's rows, RGBA32F) pad their rows. H200, median
-//   us, 3840x2160 / 1920x1080, unpadded against padded: RGBA16F r = 1 104.1 / 33.8 against 87.4 /
-//   28.9, r = 2 116.6 / 37.5 against 96.8 / 33.4, r = 4 139.0 / 44.3 against 117.2 / 37.8, r = 8
-//   185.4 / 56.5 against 155.9 / 48.3. (RGBA8's packed rows padded, a probe: r = 1 49.9 / 17.7
-//   against 51.0 / 18.0, r = 4 80.9 / 25.6 against 78.6 / 25.0, r = 8 147.7 / 46.2 against
-//   148.8 / 46.3.)
-// - RGBA16F from radius 2 stages its texels as fp32 too (wideStaged), where that fits (up to
-//   radius 4). Halves against fp32: r = 1 87.5 / 29.0 against 90.7 / 29.7, r = 2 96.9 / 33.3
-//   against 94.2 / 31.2, r = 3 110.2 / 36.7 against 101.3 / 35.0, r = 4 117.1 / 37.7 against
-//   110.7 / 37.3.
-// - 8-bit RGBA / BGRA from radius 5 hold their rows of horizontal results as padded fp32
-//   (wideRows), where that fits (up to radius 9). Packed halves against fp32: r = 5 118.0 / 38.5
-//   against 115.2 / 37.7, r = 6 132.0 / 41.5 against 122.9 / 39.3, r = 8 147.8 / 46.3 against
-//   142.9 / 44.8, r = 9 173.5 / 53.0 against 169.6 / 52.0; below radius 5 fp32 was slower (r = 1
-//   50.0 / 17.7 against 77.2 / 25.9 with fp32 staging too; r = 4 81.1 / 25.5 against 103.6 / 34.1
-//   with fp32 rows alone).
-inline BlurTileLayout blurTileLayout(const BlurFormat& fmt, std::uint32_t radius, BlurTileShape shape,
-                                     std::uint32_t sharedBytes)
+// Whether a tile pipeline pads its rows: blurPadsRows, where the padded tile fits `sharedBytes`.
+// H200, median us, 3840x2160 / 1920x1080, unpadded against padded: RGBA16F r = 1 104.1 / 33.8
+// against 87.4 / 28.9, r = 2 116.6 / 37.5 against 96.8 / 33.4, r = 4 139.0 / 44.3 against 117.2 /
+// 37.8, r = 8 185.4 / 56.5 against 155.9 / 48.3; RGBA8 (8-byte slots, padded in a probe) r = 1
+// 49.9 / 17.7 against 51.0 / 18.0, r = 4 80.9 / 25.6 against 78.6 / 25.0, r = 8 147.7 / 46.2
+// against 148.8 / 46.3. (Both before the horizontal results were written over the staged texels.)
+inline bool blurTilePadded(const BlurFormat& fmt, std::uint32_t radius, BlurTileShape shape, std::uint32_t sharedBytes)
 {
-    auto fits = [&](BlurTileLayout l) { return blurTileBytes(fmt, radius, shape, l) <= sharedBytes; };
-    if (fmt.format == VK_FORMAT_R16G16B16A16_SFLOAT && radius >= 2 && fits({true, true, false})) return {true, true, false};
-    if (blurPadsRows(fmt)) return fits({true, false, false}) ? BlurTileLayout{true, false, false} : BlurTileLayout{};
-    if (fmt.slotBytes == 8 && radius >= 5 && fits({true, false, true})) return {true, false, true};
-    return {};
+    return blurPadsRows(fmt) && blurTileBytes(fmt, radius, shape, true) <= sharedBytes;
 }
 // The radii the Tile method takes for a format, measured against the walk (blur.comp) on an
 // H200 (median us, 3840x2160 / 1920x1080, walk against tile): RGBA8 r = 1 98.6 / 34.0 against
@@ -294,11 +264,13 @@ inline BlurTileLayout blurTileLayout(const BlurFormat& fmt, std::uint32_t radius
 // r = 10 236.0 / 74.7 against 188.1 / 58.8, r = 13 255.0 against 242.3, r = 14 251.6 against
 // 254.0 (the walk from there); RGBA16F r = 1 153.7 / 46.2 against 103.6 / 33.2, r = 5 295.8 /
 // 99.2 against 150.2, r = 7 376.7 / 111.8 against 175.6 / 55.5, r = 10 430.1 / 124.0 against
-// 221.6 / 69.1 (above 10 a tile does not fit 48 KiB). Other formats: radii 1 and 2 (not timed).
+// 221.6 / 69.1; r = 11 (since the horizontal results are written over the staged texels; above 11
+// a tile does not fit 48 KiB) 370.2 / 99.7 against 204.7 / 62.9. Other formats: radii 1 and 2
+// (not timed).
 inline std::uint32_t blurTileMaxRadius(const BlurFormat& fmt)
 {
     if (fmt.slotBytes == 8) return 13u; // 8-bit RGBA / BGRA (packed halves)
-    return fmt.format == VK_FORMAT_R16G16B16A16_SFLOAT ? 10u : 2u;
+    return fmt.format == VK_FORMAT_R16G16B16A16_SFLOAT ? 11u : 2u;
 }
 // The tile of a radius: 64 x 16 up to radius 2, 32 x 32 above (fewer halo texels staged and
 // filtered per output), or the other where the first does not fit `sharedBytes`; none where
@@ -310,8 +282,8 @@ inline BlurTileShape blurTileShape(const BlurFormat& fmt, std::uint32_t radius, 
     if (radius < 1 || radius > blurTileMaxRadius(fmt)) return {};
     const BlurTileShape& first = kBlurTileShapes[radius <= 2 ? 0 : 1];
     const BlurTileShape& second = kBlurTileShapes[radius <= 2 ? 1 : 0];
-    if (blurTileBytes(fmt, radius, first) <= sharedBytes) return first;
-    if (blurTileBytes(fmt, radius, second) <= sharedBytes) return second;
+    if (blurTileBytes(fmt, radius, first, false) <= sharedBytes) return first;
+    if (blurTileBytes(fmt, radius, second, false) <= sharedBytes) return second;
     return {};
 }
 
@@ -585,27 +557,20 @@ inline VkResult Blurrer::create(const Device& device, const BlurrerCreateInfo& i
             std::uint32_t height;
             std::uint32_t width;
             VkBool32 padded;
-            VkBool32 wideStaged;
-            VkBool32 wideRows;
-        } tileSpec{fmt->srgb ? VK_TRUE : VK_FALSE, 0, 0, 0, VK_FALSE, VK_FALSE, VK_FALSE};
-        const VkSpecializationMapEntry tileEntries[7] = {{0, offsetof(TileSpec, srgb), sizeof(VkBool32)},
+        } tileSpec{fmt->srgb ? VK_TRUE : VK_FALSE, 0, 0, 0, VK_FALSE};
+        const VkSpecializationMapEntry tileEntries[5] = {{0, offsetof(TileSpec, srgb), sizeof(VkBool32)},
                                                          {1, offsetof(TileSpec, radius), sizeof(std::uint32_t)},
                                                          {2, offsetof(TileSpec, height), sizeof(std::uint32_t)},
                                                          {3, offsetof(TileSpec, width), sizeof(std::uint32_t)},
-                                                         {4, offsetof(TileSpec, padded), sizeof(VkBool32)},
-                                                         {5, offsetof(TileSpec, wideStaged), sizeof(VkBool32)},
-                                                         {6, offsetof(TileSpec, wideRows), sizeof(VkBool32)}};
-        const VkSpecializationInfo tileSpecInfo{7, tileEntries, sizeof(TileSpec), &tileSpec};
+                                                         {4, offsetof(TileSpec, padded), sizeof(VkBool32)}};
+        const VkSpecializationInfo tileSpecInfo{5, tileEntries, sizeof(TileSpec), &tileSpec};
         for (std::uint32_t radius = 1; radius <= kTileMaxRadius; ++radius) {
             const detail::BlurTileShape shape = detail::blurTileShape(*fmt, radius, sharedBytes);
             if (shape.width == 0) break;
-            const detail::BlurTileLayout layout = detail::blurTileLayout(*fmt, radius, shape, sharedBytes);
             tileSpec.radius = radius;
             tileSpec.height = shape.height;
             tileSpec.width = shape.width;
-            tileSpec.padded = layout.padded ? VK_TRUE : VK_FALSE;
-            tileSpec.wideStaged = layout.wideStaged ? VK_TRUE : VK_FALSE;
-            tileSpec.wideRows = layout.wideRows ? VK_TRUE : VK_FALSE;
+            tileSpec.padded = detail::blurTilePadded(*fmt, radius, shape, sharedBytes) ? VK_TRUE : VK_FALSE;
             r = detail::createComputePipeline(device, fn, fmt->tileCode, fmt->tileBytes, &tileSpecInfo,
                                               b.m_pipelineLayout, &b.m_tilePipelines[radius - 1]);
             if (r != VK_SUCCESS) return r;
