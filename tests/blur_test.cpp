@@ -590,9 +590,10 @@ INSTANTIATE_TEST_SUITE_P(, BlurSigmas, ::testing::Values(0.3f, 0.5f, 1.0f, 1.6f,
                          sigmaName);
 
 // The same radius on both axes, up to 13 (8-bit RGBA / BGRA), 11 (RGBA16F) or 2, takes the Tile
-// method (tiles of 64 x 16 up to radius 2, 32 x 32 above) where the device's shared memory holds
-// one: every format, every border, sizes below, at and across tile edges, different sigmas per
-// axis, boxes, a region at odd offsets and layers, several tiles per workgroup.
+// method (tiles of 64 x 16 up to radius 2, 32 x 32, 32 x 24 or 32 x 16 above) where the device's
+// shared memory holds one: every format, every border, sizes below, at and across tile edges,
+// different sigmas per axis, boxes, a region at odd offsets and layers, several tiles per
+// workgroup.
 TEST_F(BlurTest, TileMethodRadiiMatchReference) {
     const VkExtent2D sizes[] = {{1, 1}, {1, 37}, {37, 1}, {7, 5}, {64, 16}, {65, 17}, {130, 47}, {211, 133}};
     std::uint64_t seed = 300;
@@ -642,6 +643,15 @@ TEST_F(BlurTest, TileMethodRadiiMatchReference) {
              .seed = seed++});
     if (stopped())
         return;
+    // Tiles of 32 x 24 (RGBA16F radius 4, 32 x 16 at radius 6; on devices with the shared memory
+    // for them), two per workgroup, the last partial.
+    for (std::uint32_t r : {4u, 6u}) {
+        runCase({.format = VK_FORMAT_R16G16B16A16_SFLOAT, .extent = {1100, 990}, .sigmaX = 1.1f * float(r) / 3.0f,
+                 .sigmaY = float(r) / 3.0f, .radiusX = r, .radiusY = r, .border = BlurBorder::Mirror,
+                 .content = BlurCase::Content::HotPixels, .seed = seed++});
+        if (stopped())
+            return;
+    }
     for (VkFormat format : {VK_FORMAT_R8G8B8A8_SRGB, VK_FORMAT_R16G16B16A16_SFLOAT}) {
         runCase({.format = format, .extent = {150, 70}, .dstExtent = {90, 60}, .layers = 2,
                  .srcOffset = {5, 7}, .dstOffset = {3, 9}, .region = {67, 35}, .sigmaX = 0.8f,

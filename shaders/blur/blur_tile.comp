@@ -28,7 +28,8 @@ layout(constant_id = 0) const bool kSrgb = false;
 #include "blur/border.glsl"
 
 // The radius of both axes (the taps are constants: loops unroll, weights stay in registers),
-// and a tile's output rows and columns: 16 x 64 or 32 x 32 (kTileHeight a multiple of kBandRows).
+// and a tile's output rows and columns: 16 x 64, or 32, 24 or 16 x 32 (kTileHeight a multiple of
+// 8, and of kBandRows where it is larger).
 layout(constant_id = 1) const uint kRadius = 1u;
 layout(constant_id = 2) const uint kTileHeight = 16u;
 layout(constant_id = 3) const uint kTileWidth = 64u;
@@ -208,9 +209,12 @@ void main()
         //    (j = 0..3) of each band of kBandRows rows.
         for (uint band = 0u; band < kTileHeight; band += kBandRows) {
             // Output row band + vRow + 2j reads horizontal rows band + vRow + 2j + i (i = 0..2r).
+            // A warp's 8 rows (vRow rounded down to 8 on) lie in the tile or not at all (tiles of
+            // fewer than kBandRows rows leave warps idle here).
+            uint first = band + vRow;
+            if (band + (vRow & ~7u) >= kTileHeight) continue;
             VEC acc[4];
             [[unroll]] for (uint j = 0u; j < 4u; ++j) acc[j] = VEC(0.0);
-            uint first = band + vRow;
             [[unroll]] for (uint i = 0u; i < kTaps + 6u; ++i) {
                 VEC t = getStaged((first + i) * kStagedStride + vCol);
                 [[unroll]] for (uint j = 0u; j < 4u; ++j) {

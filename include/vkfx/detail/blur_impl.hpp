@@ -272,14 +272,26 @@ inline std::uint32_t blurTileMaxRadius(const BlurFormat& fmt)
     if (fmt.slotBytes == 8) return 13u; // 8-bit RGBA / BGRA (packed halves)
     return fmt.format == VK_FORMAT_R16G16B16A16_SFLOAT ? 11u : 2u;
 }
-// The tile of a radius: 64 x 16 up to radius 2, 32 x 32 above (fewer halo texels staged and
-// filtered per output), or the other where the first does not fit `sharedBytes`; none where
-// neither fits. H200, median us, 64 x 16 / 32 x 32: RGBA8 3840x2160 r = 1 50.8 / 52.2, r = 2
+// The shared memory per workgroup of 256 above which the Tile method slows down by 35-50% on an
+// H200 (docs/blur-performance.md, v21): the SM's L1 cache then keeps 28 KiB instead of 60.
+constexpr std::uint32_t kBlurTileCliffBytes = 23u * 1024u + 512u;
+// The tile of a radius: 64 x 16 up to radius 2; above, 32 columns by the most rows of 32, 24 and
+// 16 that keep the tile under kBlurTileCliffBytes, else 32 (fewer halo texels staged and filtered
+// per output than 64 x 16); or the other width where the first does not fit `sharedBytes`; none
+// where neither fits. H200, median us, 64 x 16 / 32 x 32: RGBA8 3840x2160 r = 1 50.8 / 52.2, r = 2
 // 58.9 / 59.5, r = 3 71.6 / 70.2, r = 4 108.0 / 79.8, r = 8 166.0 / 149.4 (1920x1080 53.1 /
-// 47.9); RGBA16F r = 2 116.2 / 118.0, r = 3 131.5 / 123.7, r = 6 178.5 / 163.2.
+// 47.9); RGBA16F r = 2 116.2 / 118.0, r = 3 131.5 / 123.7, r = 6 178.5 / 163.2 (before v21).
 inline BlurTileShape blurTileShape(const BlurFormat& fmt, std::uint32_t radius, std::uint32_t sharedBytes)
 {
     if (radius < 1 || radius > blurTileMaxRadius(fmt)) return {};
+    if (radius > 2) {
+        const bool padded = blurPadsRows(fmt);
+        for (std::uint32_t height : {32u, 24u, 16u}) {
+            const BlurTileShape shape{32, height};
+            const std::uint32_t bytes = blurTileBytes(fmt, radius, shape, padded);
+            if (bytes <= kBlurTileCliffBytes && bytes <= sharedBytes) return shape;
+        }
+    }
     const BlurTileShape& first = kBlurTileShapes[radius <= 2 ? 0 : 1];
     const BlurTileShape& second = kBlurTileShapes[radius <= 2 ? 1 : 0];
     if (blurTileBytes(fmt, radius, first, false) <= sharedBytes) return first;
