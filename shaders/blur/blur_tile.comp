@@ -145,9 +145,9 @@ void main()
     // banks in a pass of 8-byte slots (16 invocations) and of 16-byte slots (8); in one row they
     // would share 4 and 2 banks. The blocks of a round go row block by row block, so that a last
     // round of fewer rows keeps whole warps busy. Else kTileWidth / 4 invocations a row.
-    // The invocations of a row are kRowSpan consecutive values of hTid (aligned): where a subgroup
-    // holds them, the horizontal pass's rounds synchronize the subgroup only (hTid numbers the
-    // invocations subgroup by subgroup), else the workgroup.
+    // The invocations of a row lie within one aligned span of kRowSpan values of hTid: where a
+    // subgroup holds such a span, the horizontal pass's rounds synchronize the subgroup only (hTid
+    // numbers the invocations subgroup by subgroup), else the workgroup.
     const uint kRowsPerRound = kGroupSize * 4u / kTileWidth;
     const uint kGroupBlocks = kTileWidth / 16u; // blocks of 4 x 4 groups side by side
     const uint kRowSpan = kPadRows ? 16u * kGroupBlocks : kTileWidth / 4u;

@@ -210,15 +210,16 @@ inline BlurGridLayout blurGridLayout(VkExtent2D extent, std::uint32_t layers, st
     return g;
 }
 
-// The Tile method (blur_tile.comp): tiles of 64 x 16 or 32 x 32 outputs (blurTileShape), for
-// radius r (both axes) with pipeline r - 1.
+// The Tile method (blur_tile.comp): tiles of 64 x 16 outputs, or 32 columns by 32, 24 or 16 rows
+// (blurTileShape), for radius r (both axes) with pipeline r - 1.
 struct BlurTileShape {
     std::uint32_t width = 0, height = 0; // 0: no tile
 };
 constexpr BlurTileShape kBlurTileShapes[2] = {{64, 16}, {32, 32}};
 // Tiles per workgroup (one below the other; each tile's loads are issued while the one before is
 // filtered): the most, up to 8, that leave at least kBlurTileTargetGroups workgroups (twice that
-// for 32 x 32 tiles, whose larger radii take more registers and so fewer workgroups per SM).
+// for 32-column tiles, whose larger radii take more registers and so fewer workgroups per SM;
+// measured with 32 x 32).
 // H200, median us, 1 / 4 / 8 / 16 tiles: RGBA8 r = 1 3840x2160 65.3 / 55.8 / 55.6 / 59.0,
 // 1920x1080 20.1 / 19.2 / 20.3 / 31.1; RGBA16F r = 1 3840x2160 153.1 / 116.0 / 111.7 / 111.7,
 // 1920x1080 43.4 / 34.8 / 35.4 / 35.1. H100, 1920x1080, 1 / 2 / 3 / 4 / 6 / 8 tiles: RGBA8 r = 1
@@ -265,8 +266,8 @@ inline bool blurTilePadded(const BlurFormat& fmt, std::uint32_t radius, BlurTile
 // 254.0 (the walk from there); RGBA16F r = 1 153.7 / 46.2 against 103.6 / 33.2, r = 5 295.8 /
 // 99.2 against 150.2, r = 7 376.7 / 111.8 against 175.6 / 55.5, r = 10 430.1 / 124.0 against
 // 221.6 / 69.1; r = 11 (since the horizontal results are written over the staged texels; above 11
-// a tile does not fit 48 KiB) 370.2 / 99.7 against 204.7 / 62.9. Other formats: radii 1 and 2
-// (not timed).
+// a 32 x 32 tile does not fit 48 KiB) 370.2 / 99.7 against 204.7 / 62.9. Other formats: radii 1
+// and 2 (not timed).
 inline std::uint32_t blurTileMaxRadius(const BlurFormat& fmt)
 {
     if (fmt.slotBytes == 8) return 13u; // 8-bit RGBA / BGRA (packed halves)
@@ -578,7 +579,7 @@ inline VkResult Blurrer::create(const Device& device, const BlurrerCreateInfo& i
         const VkSpecializationInfo tileSpecInfo{5, tileEntries, sizeof(TileSpec), &tileSpec};
         for (std::uint32_t radius = 1; radius <= kTileMaxRadius; ++radius) {
             const detail::BlurTileShape shape = detail::blurTileShape(*fmt, radius, sharedBytes);
-            if (shape.width == 0) break;
+            if (shape.width == 0) continue; // (a device with less shared memory: the walk)
             tileSpec.radius = radius;
             tileSpec.height = shape.height;
             tileSpec.width = shape.width;
