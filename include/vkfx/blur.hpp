@@ -36,9 +36,9 @@
 // R16G16B16A16_SFLOAT and 2 for the others (where the tile fits the device's shared memory), a
 // workgroup instead blurs tiles of 64x16 outputs (radii 1 and 2) or 32 columns by 32, 24 or 16
 // rows (above: the most that keep the tile under 23.5 KiB of shared memory, else 32), up to 8 one
-// below the other (each tile's source texels and halo staged at once, the next tile's loaded while this one
-// is filtered, each row's horizontal results written over its source texels; the halo texels are
-// read again by the neighbouring tiles, mostly from the L2 cache).
+// below the other (each tile's source texels and halo staged at once, the next tile's loaded
+// while this one is filtered, each row's horizontal results written over its source texels; the
+// halo texels are read again by the neighbouring tiles, mostly from the L2 cache).
 // Cost: one read of the region (plus halos) and one write; 2 (2r + 1) multiply-adds per channel
 // per texel at radius r. Gaussians of a radius above kMaxRadius take the Decimated method
 // (BlurMethod), and so do those of sigma 6 and more when the caller gives scratch (Auto; 8-bit
