@@ -7,6 +7,7 @@
 #   include/vkfx/spirv/<group>.hpp            generated (embedded SPIR-V)
 #   share/cmake/vkfx/vkfx{Config,ConfigVersion,Targets}.cmake
 #   share/pkgconfig/vkfx.pc
+#   share/doc/vkfx/{LICENSE,README.md,CHANGELOG.md}
 
 include(CMakePackageConfigHelpers)
 
@@ -58,3 +59,8 @@ else()
 endif()
 configure_file("${PROJECT_SOURCE_DIR}/cmake/vkfx.pc.in" "${PROJECT_BINARY_DIR}/vkfx.pc" @ONLY)
 install(FILES "${PROJECT_BINARY_DIR}/vkfx.pc" DESTINATION "${VKFX_INSTALL_PKGCONFIGDIR}")
+
+# The licence, README and changelog beside the package (share/doc/vkfx).
+install(FILES "${PROJECT_SOURCE_DIR}/LICENSE" "${PROJECT_SOURCE_DIR}/README.md"
+              "${PROJECT_SOURCE_DIR}/CHANGELOG.md"
+        DESTINATION "${CMAKE_INSTALL_DOCDIR}")
