@@ -66,9 +66,10 @@
 
 namespace vkfx {
 
+// The kernel (weights: "What is computed" above).
 enum class BlurFilter : std::uint32_t {
-    Gaussian = 0,
-    Box = 1,
+    Gaussian = 0, // normalized Gaussian weights of sigmaX, sigmaY
+    Box = 1,      // equal weights over 2 r + 1 taps per axis
 };
 
 // How a record computes the blur (BlurInfo::method).
@@ -89,22 +90,25 @@ enum class BlurMethod : std::uint32_t {
     Direct = 1,
     // Gaussian only: the blur computed exactly on a grid of points about sigma / 3 apart and each
     // output interpolated from the 4x4 grid points around it (cubic Lagrange), in three
-    // dispatches through a scratch buffer. Cost per texel flat in sigma (radius up to kMaxDecimatedRadius).
+    // dispatches through a scratch buffer. Cost per texel flat in sigma (radius up to
+    // kMaxDecimatedRadius). An axis whose radius is below floor(3 sigma) is not decimated there.
     // Error against the exact blur: at most kDecimatedError times the difference between the
     // largest and smallest source value of a channel, besides the format's rounding.
     Decimated = 2,
 };
 
+// What S(q) is for a tap q outside the region (per axis; table above).
 enum class BlurBorder : std::uint32_t {
-    ClampToEdge = 0,
-    Mirror = 1,     // reflect-101 (OpenCV's BORDER_REFLECT_101)
-    MirrorEdge = 2, // the edge texel repeated (OpenCV's BORDER_REFLECT)
-    Wrap = 3,
-    Constant = 4,
+    ClampToEdge = 0, // the nearest edge texel of the region
+    Mirror = 1,      // reflect-101 (OpenCV's BORDER_REFLECT_101)
+    MirrorEdge = 2,  // the edge texel repeated (OpenCV's BORDER_REFLECT)
+    Wrap = 3,        // the region repeated
+    Constant = 4,    // BlurInfo::borderColor
 };
 
 struct BlurrerCreateInfo {
-    // Format of the source and destination images (the same). Required.
+    // Format of the source and destination images (the same): one of the list at the top of
+    // this file. Required.
     VkFormat format = VK_FORMAT_UNDEFINED;
 };
 
@@ -113,25 +117,34 @@ struct BlurTargetCreateInfo {
     VkImage image = VK_NULL_HANDLE;
     // Its creation parameters, as passed to vkCreateImage (vkfx cannot query them). A source needs
     // SAMPLED usage, a destination STORAGE (an sRGB destination also MUTABLE_FORMAT); a target
-    // with both can be either.
+    // with both can be either; usage must hold at least one of them. format: one of the list at
+    // the top of this file. extent: each side 1 .. maxImageDimension2D. mipLevels: at least 1.
     VkFormat format = VK_FORMAT_UNDEFINED;
     VkExtent2D extent = {0, 0}; // of level 0
     std::uint32_t mipLevels = 1;
     VkImageUsageFlags usage = 0;
     VkImageCreateFlags flags = 0;
     // The level and layers used (a record processes every layer: source layer i into destination
-    // layer i).
+    // layer i). mipLevel below mipLevels; layerCount 1 .. maxComputeWorkGroupCount[2]; the layers
+    // must lie inside the image (not checked: vkfx does not know its arrayLayers).
     std::uint32_t mipLevel = 0;
     std::uint32_t baseArrayLayer = 0;
     std::uint32_t layerCount = 1;
 };
 
 // The image views a blur reads or writes one image level through: create once per image (level,
-// layers), keep while the image lives, destroy before the image.
+// layers), keep while the image lives, destroy before the image. Move-only; moving leaves the
+// source empty.
 class BlurTarget {
 public:
-    // Validates the description (VK_ERROR_VALIDATION_FAILED_EXT / FORMAT_NOT_SUPPORTED with a
-    // reason) and creates the views. `device` must outlive the target.
+    // Validates the description and creates the views: a sampled view of `format` where usage
+    // has SAMPLED, a storage view (UNORM for sRGB formats) where it has STORAGE, both 2D arrays of
+    // the level and layers. `*target` is destroyed first. `device` must outlive the target (it
+    // keeps a pointer). Errors (reason in lastError()): VK_ERROR_VALIDATION_FAILED_EXT (null
+    // target, device not created, null image, extent, mipLevel or layerCount out of range, usage
+    // with neither SAMPLED nor STORAGE, an sRGB STORAGE image without MUTABLE_FORMAT),
+    // VK_ERROR_FORMAT_NOT_SUPPORTED (format not in the list above), or vkCreateImageView's error.
+    // It does not check the device's format support (Blurrer::create() does).
     static VkResult create(const Device& device, const BlurTargetCreateInfo& info, BlurTarget* target);
 
     BlurTarget() = default;
@@ -148,11 +161,14 @@ public:
     }
     ~BlurTarget() { destroy(); }
 
-    // Destroys the views (null-safe). No command buffer that uses the target may be pending.
+    // Destroys the views (null-safe; also run by the destructor). No command buffer that uses
+    // the target may be pending.
     void destroy();
+    // True between a successful create() and destroy().
     bool valid() const { return m_device != nullptr; }
+    // The description it was created with.
     const BlurTargetCreateInfo& info() const { return m_info; }
-    // Extent of the target's level.
+    // Extent of the target's level: max(1, extent >> mipLevel) per side.
     VkExtent2D extent() const;
 
 private:
@@ -166,39 +182,53 @@ private:
 };
 
 struct BlurInfo {
-    // Required: the target read (SAMPLED) and the target written (STORAGE), of the Blurrer's
-    // format and the same layer count. They may be the same image only if their levels or layers
-    // do not overlap.
+    // Required: the target read (SAMPLED) and the target written (STORAGE), valid targets of the
+    // Blurrer's VkDevice, of its format and the same layer count. They may be the same image only
+    // if their levels or layers do not overlap.
     const BlurTarget* source = nullptr;
     const BlurTarget* destination = nullptr;
     // The region: `extent` texels from sourceOffset in the source are blurred into the texels
-    // from destinationOffset in the destination. {0, 0}: the whole source level.
+    // from destinationOffset in the destination; offsets non-negative, the region inside both
+    // levels. {0, 0} (default): the whole source level (sourceOffset must then be {0, 0}); an
+    // extent with one side 0 is an error.
     VkOffset2D sourceOffset = {0, 0};
     VkOffset2D destinationOffset = {0, 0};
     VkExtent2D extent = {0, 0};
+    // Default Gaussian.
     BlurFilter filter = BlurFilter::Gaussian;
-    // Gaussian: standard deviations in texels, finite and > 0 (fractional values blur smoothly).
+    // Gaussian: standard deviations in texels, finite and > 0 (fractional values blur smoothly);
+    // default 1. Ignored by Box.
     float sigmaX = 1.0f;
     float sigmaY = 1.0f;
-    // Taps each side. Gaussian: 0 = ceil(3 sigma); Box: the box is 2 r + 1 wide (0: that axis is
-    // not blurred). At most kMaxRadius.
+    // Taps each side. Gaussian: 0 (default) = ceil(3 sigma), a given radius truncates or extends
+    // the kernel (weights normalized over it); Box: the box is 2 r + 1 wide (0: that axis is not
+    // blurred). At most kMaxRadius for the Direct method (Box always), kMaxDecimatedRadius for
+    // the Decimated one.
     std::uint32_t radiusX = 0;
     std::uint32_t radiusY = 0;
+    // Default ClampToEdge.
     BlurBorder border = BlurBorder::ClampToEdge;
-    float borderColor[4] = {0.0f, 0.0f, 0.0f, 0.0f}; // BlurBorder::Constant: linear RGBA
-    // Layout of the source: SHADER_READ_ONLY_OPTIMAL, READ_ONLY_OPTIMAL or GENERAL. The
+    // BlurBorder::Constant: linear RGBA (one-channel formats use red); default transparent black.
+    float borderColor[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    // Layout of the source: SHADER_READ_ONLY_OPTIMAL (default), READ_ONLY_OPTIMAL or GENERAL. The
     // destination is written in GENERAL.
     VkImageLayout sourceLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+    // Default Auto (see BlurMethod).
     BlurMethod method = BlurMethod::Auto;
     // Scratch of the Decimated method: a buffer with STORAGE_BUFFER usage, at least
     // scratchRequirements(info).size bytes from scratchOffset (a multiple of its alignment).
     // Ignored by the Direct method. With BlurMethod::Auto, giving it lets large Gaussians take the
     // faster Decimated method (see Auto); VK_NULL_HANDLE keeps them Direct (up to kMaxRadius).
+    // Its contents on entry do not matter. Records sharing a scratch range must not run
+    // concurrently (on another queue). scratchSize: the bytes usable from scratchOffset;
+    // VK_WHOLE_SIZE (default): not checked.
     VkBuffer scratchBuffer = VK_NULL_HANDLE;
     VkDeviceSize scratchOffset = 0;
     VkDeviceSize scratchSize = VK_WHOLE_SIZE;
 };
 
+// Blurs images of one format. Move-only; moving leaves the source empty. record() is const and
+// changes nothing in the object, so several threads may record with one Blurrer at once.
 class Blurrer {
 public:
     // The largest radius of the Direct method (one dispatch).
@@ -217,8 +247,10 @@ public:
     // VK_ERROR_FORMAT_NOT_SUPPORTED (format not in the list above, or the device cannot sample /
     // store it), VK_ERROR_FEATURE_NOT_PRESENT (B8G8R8A8 without
     // shaderStorageImageWriteWithoutFormat, R8_UNORM without shaderStorageImageExtendedFormats,
-    // less than 16 KiB of compute shared memory), or Vulkan's own. `device` must outlive the
-    // Blurrer.
+    // less than 16 KiB of compute shared memory), VK_ERROR_VALIDATION_FAILED_EXT (null output,
+    // device not created), or Vulkan's own; the reason is in lastError(). `*blurrer` is destroyed
+    // first. It allocates no memory besides the pipelines, layouts and sampler. `device` must
+    // outlive the Blurrer (it keeps a pointer).
     static VkResult create(const Device& device, const BlurrerCreateInfo& info, Blurrer* blurrer);
 
     Blurrer() = default;
@@ -235,16 +267,20 @@ public:
     }
     ~Blurrer() { destroy(); }
 
-    // Destroys the pipeline (null-safe). No command buffer that uses the Blurrer may be pending.
+    // Destroys the pipelines, layouts and sampler (null-safe; also run by the destructor). No
+    // command buffer that uses the Blurrer may be pending.
     void destroy();
+    // True between a successful create() and destroy().
     bool valid() const { return m_device != nullptr; }
 
     // The scratch buffer record(info) needs: size 0 when it takes the Direct method, or when info
     // is invalid (the reason in lastError(), as record() would give it). For BlurMethod::Auto it
     // answers for a record that is given scratch: a non-zero size means Auto takes the Decimated
     // method once info.scratchBuffer is set. The size grows with the region and layers and
-    // shrinks as sigma grows: about 16 bytes (4 channels; 4 for 1) per texel of the region divided
-    // by max(1, floor(sigmaX / 3)).
+    // shrinks as sigmaY grows: about 16 bytes (4 channels; 4 for 1) per texel of the region and
+    // layer divided by the vertical grid spacing, max(1, floor(sigmaY / 3)) (1 where radiusY is
+    // below floor(3 sigmaY)). alignment: the storage-buffer offset alignment (0 with size 0).
+    // All zero, with no reason, when the Blurrer is not created.
     ScratchRequirements scratchRequirements(const BlurInfo& info) const;
 
     // Records the blur described by `info` for every layer of the targets.
@@ -255,16 +291,20 @@ public:
     // scratch range before each (Decimated: the first so that records sharing scratch follow each
     // other); no barrier on the images. It disturbs the compute pipeline binding, push descriptor
     // set 0 and push constants. Synchronization before and after is the caller's: the source must
-    // be visible to COMPUTE_SHADER / SHADER_SAMPLED_READ, the destination is written by
-    // COMPUTE_SHADER / SHADER_STORAGE_WRITE in VK_IMAGE_LAYOUT_GENERAL (texels outside the region
-    // are not touched).
-    // Errors (nothing recorded, reason in lastError()): VK_ERROR_VALIDATION_FAILED_EXT for a null
-    // cmd or target, targets of another format, device or layer count, a source without SAMPLED
-    // or a destination without STORAGE usage, a region outside either level or empty, sigma not
-    // finite and > 0, a radius above kMaxRadius (Direct) or kMaxDecimatedRadius (Decimated),
-    // source and destination that overlap (the same image, level and a common layer), an
-    // unsupported source layout, an unknown method, Decimated for a box, Decimated without
-    // scratch or with scratch too small or misaligned, or above maxStorageBufferRange.
+    // be in info.sourceLayout and visible to COMPUTE_SHADER / SHADER_SAMPLED_READ; the destination
+    // must be in VK_IMAGE_LAYOUT_GENERAL, earlier accesses to it finished before COMPUTE_SHADER;
+    // afterwards its region is written by COMPUTE_SHADER / SHADER_STORAGE_WRITE (texels outside
+    // the region are not touched). The Decimated method's barriers cover only the scratch range.
+    // Errors (nothing recorded, reason in lastError()): VK_ERROR_VALIDATION_FAILED_EXT for a
+    // Blurrer not created, a null cmd or target, targets of another format, device or layer
+    // count, a source without SAMPLED or a destination without STORAGE usage, a region outside
+    // either level or empty (or an empty extent with a non-zero sourceOffset), sigma not finite
+    // and > 0, a radius above kMaxRadius (Direct) or kMaxDecimatedRadius (Decimated), source and
+    // destination that overlap (the same image, level and a common layer), an unsupported source
+    // layout, an unknown filter, border or method, Decimated for a box, Decimated without scratch
+    // or with scratch too small or misaligned, or above maxStorageBufferRange, radii whose strip
+    // does not fit the device's shared memory, or a region that needs more workgroups than
+    // maxComputeWorkGroupCount.
     // Cost: see the top of this file; measured speeds: README, "Performance".
     VkResult record(VkCommandBuffer cmd, const BlurInfo& info) const;
 

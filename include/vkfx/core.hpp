@@ -25,7 +25,9 @@
 //   VK_ERROR_VALIDATION_FAILED_EXT  invalid arguments (null handles, extents, counts, usage)
 //   VK_ERROR_FORMAT_NOT_SUPPORTED   a format vkfx or the device cannot handle for that operation
 //   VK_ERROR_FEATURE_NOT_PRESENT    a device capability vkfx needs is missing
-//   VK_ERROR_OUT_OF_*_MEMORY, ...   passed through from Vulkan
+//   VK_ERROR_INITIALIZATION_FAILED  Device::create could not load a Vulkan function
+//   VK_ERROR_OUT_OF_*_MEMORY, ...   passed through from Vulkan (OUT_OF_DEVICE_MEMORY also when no
+//                                   memory type suits a buffer vkfx allocates)
 #pragma once
 
 #if defined(VOLK_HEADER_VERSION)
@@ -41,6 +43,9 @@
 #include <cstdio>
 #include <cstring>
 
+// The assertion macro of vkfx's headers; define it before including vkfx to replace <cassert>'s
+// assert. (No vkfx header calls it at present: every precondition vkfx checks is reported as a
+// VkResult.)
 #ifndef VKFX_ASSERT
 #include <cassert>
 #define VKFX_ASSERT(expr) assert(expr)
@@ -48,11 +53,16 @@
 
 namespace vkfx {
 
-// Called with the result and the one-line reason of every failing vkfx call.
+// Called with the result and the one-line reason of every failing vkfx call, on the thread that
+// made the call, before the call returns; `message` is lastError()'s buffer (valid until the next
+// failing call on that thread). Calls on an object that was never created (or was destroyed)
+// cannot reach the callback and set lastError() only.
 using MessageCallback = void (*)(VkResult result, const char* message, void* userData);
-// Called after vkfx creates a compute pipeline: its handle, the call that created it (e.g.
-// "Blurrer::create") and the specialization constants it was created with (null if none), so that
-// tools can read the driver's statistics of each variant (vkGetPipelineExecutableStatisticsKHR).
+// Called after vkfx creates a compute pipeline, on the creating thread: its handle, the name of the
+// call that created it (e.g. "vkfx::Blurrer::create") and the specialization constants it was
+// created with (null if none; both pointers valid only during the call), so that tools can read
+// the driver's statistics of each variant (vkGetPipelineExecutableStatisticsKHR). The pipeline
+// belongs to the vkfx object being created: do not destroy it.
 using PipelineCallback = void (*)(VkPipeline pipeline, const char* creator, const VkSpecializationInfo* specialization,
                                   void* userData);
 
@@ -64,7 +74,11 @@ inline thread_local char tlsLastError[512] = "";
 // the next failing call on the same thread.
 inline const char* lastError() noexcept { return detail::tlsLastError; }
 
-// The Vulkan functions vkfx calls; filled by Device::create().
+// The Vulkan functions vkfx calls; filled by Device::create(). Each member is the Vulkan function
+// of its name (null until loaded): the vkGetPhysicalDevice* ones and vkGetDeviceProcAddr through
+// DeviceCreateInfo::getInstanceProcAddr, the others through vkGetDeviceProcAddr for the VkDevice;
+// vkCmdPushDescriptorSetKHR holds Vulkan 1.4's vkCmdPushDescriptorSet where the extension's name
+// does not resolve. Device::fn() gives the table, for calling Vulkan the way vkfx does.
 struct DeviceFunctions {
     PFN_vkGetDeviceProcAddr vkGetDeviceProcAddr = nullptr;
     PFN_vkGetPhysicalDeviceProperties2 vkGetPhysicalDeviceProperties2 = nullptr;
@@ -104,65 +118,111 @@ struct DeviceFunctions {
 // buffer the caller creates): at least `size` bytes, at an offset that is a multiple of
 // `alignment`, in a buffer created with `usage`.
 struct ScratchRequirements {
+    // Bytes needed; 0: no scratch is needed, or the query's object or arguments are not valid.
     VkDeviceSize size = 0;
+    // Required alignment of the scratch offset: max(minStorageBufferOffsetAlignment, 4); 0 where
+    // the query's object or device is not valid (and for a blur that needs no scratch).
     VkDeviceSize alignment = 0;
+    // Usage the buffer must have been created with: STORAGE_BUFFER (the sort adds INDIRECT_BUFFER).
     VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
 };
 
+// What Device::create() needs to know about a VkDevice. vkfx takes ownership of none of the
+// handles: the caller destroys them, after every vkfx object made with the Device.
 struct DeviceCreateInfo {
-    VkInstance instance = VK_NULL_HANDLE;             // required
-    VkPhysicalDevice physicalDevice = VK_NULL_HANDLE; // required
-    VkDevice device = VK_NULL_HANDLE;                 // required; must outlive the vkfx::Device
-    // Optional: see "Function loading" above.
+    // Required: the instance `physicalDevice` belongs to (its functions are loaded through it).
+    VkInstance instance = VK_NULL_HANDLE;
+    // Required: the physical device of `device`; it must support Vulkan 1.2 or later.
+    VkPhysicalDevice physicalDevice = VK_NULL_HANDLE;
+    // Required: created from `physicalDevice` with VK_KHR_push_descriptor enabled (or Vulkan 1.4);
+    // must outlive the vkfx::Device.
+    VkDevice device = VK_NULL_HANDLE;
+    // Optional: see "Function loading" above. Null: the surrounding code's vkGetInstanceProcAddr
+    // (an error under VK_NO_PROTOTYPES without volk).
     PFN_vkGetInstanceProcAddr getInstanceProcAddr = nullptr;
-    // Optional: used for every object vkfx creates. Must outlive the vkfx::Device.
+    // Optional: used for every object vkfx creates and destroys. Must outlive the vkfx::Device.
     const VkAllocationCallbacks* allocationCallbacks = nullptr;
-    // Optional: pipelines are created through it.
+    // Optional: pipelines are created through it (VK_NULL_HANDLE: no cache). Must outlive every
+    // create() call made with the Device.
     VkPipelineCache pipelineCache = VK_NULL_HANDLE;
-    // Optional: told about every failing call (in addition to lastError()).
+    // Optional: told about every failing call made with the Device, and about Device::create's
+    // own failures (in addition to lastError()).
     MessageCallback messageCallback = nullptr;
+    // Passed unchanged to messageCallback.
     void* messageUserData = nullptr;
     // Optional, for tools: told about every pipeline vkfx creates. With capturePipelineStatistics,
     // pipelines are created with VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR (the device must
     // have VK_KHR_pipeline_executable_properties and its pipelineExecutableInfo feature enabled).
     PipelineCallback pipelineCallback = nullptr;
+    // Passed unchanged to pipelineCallback.
     void* pipelineUserData = nullptr;
+    // Default false. Independent of pipelineCallback (it may be set without one).
     bool capturePipelineStatistics = false;
 };
 
-// A VkDevice as vkfx sees it: its function table and the facts vkfx decides by. Cheap to copy;
-// operations keep a copy. Create one per VkDevice.
+// A VkDevice as vkfx sees it: its function table and the facts vkfx decides by. Create one per
+// VkDevice. Cheap to copy, but every vkfx object created with it keeps a pointer to this Device
+// object (not a copy): keep that object alive and unchanged (do not create() into it again)
+// until all of them are destroyed.
 class Device {
 public:
-    // Loads the function table and reads the device's properties. Fails with
-    // VK_ERROR_FEATURE_NOT_PRESENT (and a reason) when the device lacks something vkfx needs.
+    // Loads the function table through info.getInstanceProcAddr and vkGetDeviceProcAddr and reads
+    // the physical device's properties, subgroup properties, memory properties and features.
+    // Creates no Vulkan object and allocates nothing. `*device` is reset first, so it is not
+    // valid() after a failure. Errors (reason in lastError() and info.messageCallback):
+    //   VK_ERROR_VALIDATION_FAILED_EXT  `device` null; instance, physicalDevice or device
+    //                                   VK_NULL_HANDLE; no getInstanceProcAddr under
+    //                                   VK_NO_PROTOTYPES;
+    //   VK_ERROR_INITIALIZATION_FAILED  a function could not be loaded (say, an instance created
+    //                                   for Vulkan 1.0);
+    //   VK_ERROR_FEATURE_NOT_PRESENT    VK_KHR_push_descriptor not enabled (and the device is not
+    //                                   Vulkan 1.4), or the physical device below Vulkan 1.2.
+    // Format features (shaderStorageImage*) are checked later, by the operations' create().
     static VkResult create(const DeviceCreateInfo& info, Device* device);
 
+    // True once create() has succeeded.
     bool valid() const { return m_device != VK_NULL_HANDLE; }
+    // DeviceCreateInfo::device (VK_NULL_HANDLE until created).
     VkDevice handle() const { return m_device; }
+    // DeviceCreateInfo::physicalDevice.
     VkPhysicalDevice physicalDevice() const { return m_physicalDevice; }
+    // The loaded function table.
     const DeviceFunctions& fn() const { return m_fn; }
+    // DeviceCreateInfo::allocationCallbacks (null: Vulkan's default).
     const VkAllocationCallbacks* allocator() const { return m_allocator; }
+    // DeviceCreateInfo::pipelineCache.
     VkPipelineCache pipelineCache() const { return m_pipelineCache; }
-    // DeviceCreateInfo::pipelineCallback and capturePipelineStatistics (for vkfx's own use).
+    // Calls DeviceCreateInfo::pipelineCallback, if set, for a pipeline vkfx has just created (for
+    // vkfx's own use; public so that every operation reports alike).
     void pipelineCreated(VkPipeline pipeline, const char* creator, const VkSpecializationInfo* specialization) const
     {
         if (m_pipelineCallback) m_pipelineCallback(pipeline, creator, specialization, m_pipelineUserData);
     }
+    // DeviceCreateInfo::capturePipelineStatistics: vkfx creates its pipelines with
+    // VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR.
     bool capturePipelineStatistics() const { return m_captureStatistics; }
+    // The physical device's properties and limits (read once by create()).
     const VkPhysicalDeviceProperties& properties() const { return m_properties; }
+    // The physical device's memory types and heaps (read once by create()).
     const VkPhysicalDeviceMemoryProperties& memoryProperties() const { return m_memory; }
+    // VkPhysicalDeviceSubgroupProperties::subgroupSize (the default subgroup size).
     std::uint32_t subgroupSize() const { return m_subgroupSize; }
     // Compute shaders may use basic and shuffle subgroup operations.
     bool subgroupShuffle() const { return m_subgroupShuffle; }
     // The subgroup operations compute shaders may use (0 where compute has none).
     VkSubgroupFeatureFlags subgroupOperations() const { return m_subgroupOperations; }
+    // The physical device supports shaderStorageImageWriteWithoutFormat (whether it was enabled
+    // cannot be seen).
     bool storageWriteWithoutFormat() const { return m_writeWithoutFormat; }
+    // The physical device supports shaderStorageImageExtendedFormats (likewise).
     bool storageExtendedFormats() const { return m_extendedFormats; }
+    // The optimal-tiling features of `format` (vkGetPhysicalDeviceFormatProperties, queried on
+    // every call). The Device must be valid().
     VkFormatFeatureFlags optimalFormatFeatures(VkFormat format) const;
 
-    // Records the reason for a failure and returns `result` (for vkfx's own use; public so
-    // that every operation reports alike).
+    // Records the reason for a failure (printf-style `format`, cut to 511 bytes) in lastError(),
+    // passes it to DeviceCreateInfo::messageCallback and returns `result` (for vkfx's own use;
+    // public so that every operation reports alike).
     VkResult fail(VkResult result, const char* format, ...) const
 #if defined(__GNUC__)
         __attribute__((format(printf, 3, 4)))

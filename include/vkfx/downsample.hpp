@@ -4,8 +4,8 @@
 //   vkfx::Downsampler::create(dev, {.format = VK_FORMAT_R8G8B8A8_SRGB}, &spd);
 //   vkfx::DownsampleTarget target;  // one per image: the views vkfx needs
 //   vkfx::DownsampleTarget::create(dev, {.image = img, .format = VK_FORMAT_R8G8B8A8_SRGB,
-//       .extent = {w, h}, .mipLevels = levels, .layerCount = 6,
-//       .usage = usage, .flags = flags}, &target);
+//       .extent = {w, h}, .mipLevels = levels, .usage = usage, .flags = flags,
+//       .layerCount = 6}, &target);
 //   spd.record(cmd, {.target = &target});   // mips 1..levels-1 of all six faces
 //
 // The chain (what every level holds). Level k+1 has Vulkan's mip extent max(1, floor(e_k / 2)).
@@ -59,13 +59,18 @@
 
 namespace vkfx {
 
+// What a texel of the next level holds (see "The chain" above).
 enum class Reduction : std::uint32_t {
-    Average = 0,
-    Min = 1,
-    Max = 2,
-    MinMax = 3, // min into DownsampleTargetCreateInfo::image, max into ::maxImage
+    Average = 0, // the mean of the footprint (linear light for sRGB formats)
+    Min = 1,     // the per-channel minimum of the footprint, bit-exact
+    Max = 2,     // the per-channel maximum of the footprint, bit-exact
+    // Both chains from one read: min into DownsampleTargetCreateInfo::image, max into ::maxImage.
+    // Both are reduced from `image`'s level read (no level of maxImage is read), so a record with
+    // DownsampleInfo::baseLevel > 0 computes the max chain from what `image` holds there.
+    MinMax = 3,
 };
 
+// Depth pyramids only (DownsamplerCreateInfo::depthFormat set): what pyramid level 0 holds.
 enum class DepthLevelZero : std::uint32_t {
     Copy,   // pyramid level 0 = the depth image (same extent)
     Reduce, // pyramid level 0 = the first reduction of the depth image (half extent)
@@ -80,34 +85,45 @@ enum DownsamplerFlagBits : std::uint32_t {
     // textureGather per channel (exact everywhere; RGBA16F images created with MUTABLE_FORMAT
     // with two, of an R32G32_UINT view: DownsampleTargetCreateInfo::viewFormats), and Average
     // chains of 8-bit UNORM (not sRGB), B10G11R11 and RGBA32F take one bilinear sample per
-    // footprint on NVIDIA GPUs (vendor ID 0x10DE), whose filter is finer than those formats
-    // (measured on an H200); everything else reads with texelFetch.
+    // footprint on NVIDIA GPUs (vendor ID 0x10DE) where the format supports linear filtering,
+    // their filter being finer than those formats (measured on an H200); everything else reads
+    // with texelFetch.
     DownsamplerFlagTexelFetch = 1u << 1,
 };
+// A combination of DownsamplerFlagBits (0: none).
 using DownsamplerFlags = std::uint32_t;
 
 struct DownsamplerCreateInfo {
-    // Format of the images whose levels are written (for depth pyramids: VK_FORMAT_R32_SFLOAT).
+    // Format of the images whose levels are written: one of the list at the top of this file
+    // (for depth pyramids: VK_FORMAT_R32_SFLOAT). Required.
     VkFormat format = VK_FORMAT_UNDEFINED;
+    // What each texel of the next level holds. Default Average.
     Reduction reduction = Reduction::Average;
     // Optional: VK_FORMAT_D32_SFLOAT or VK_FORMAT_D16_UNORM to build depth pyramids from a depth
-    // image (DownsampleTargetCreateInfo::depth).
+    // image (DownsampleTargetCreateInfo::depth). VK_FORMAT_UNDEFINED (default): colour chains.
     VkFormat depthFormat = VK_FORMAT_UNDEFINED;
+    // Depth pyramids only (ignored otherwise): pyramid level 0 a copy of the depth (default) or
+    // its first reduction.
     DepthLevelZero depthLevelZero = DepthLevelZero::Copy;
+    // DownsamplerFlagBits; default 0 (subgroup operations where the device has them, level-0
+    // reads as DownsamplerFlagTexelFetch describes).
     DownsamplerFlags flags = 0;
     // Bytes of scratch the Downsampler owns (host-visible, device-local where possible) for
-    // records that pass no DownsampleInfo::scratch. 4 MiB covers a single 4-channel 16384^2 image
-    // (1 MiB a layer) or a 6-layer cube up to 8192^2; scratchRequirements() gives exact figures.
-    // 0 still allocates the minimum needed for chains of up to 6 levels.
+    // records that pass no DownsampleInfo::scratchBuffer. 4 MiB covers a single 4-channel
+    // 16384^2 image (1 MiB a layer) or a 6-layer cube up to 8192^2; scratchRequirements() gives
+    // exact figures. 0 still allocates the minimum needed for chains of up to 6 levels (256
+    // bytes). It is zeroed at creation (host-mapped), so create() needs no queue. Default 4 MiB.
     VkDeviceSize scratchSize = VkDeviceSize{4} << 20;
 };
 
 struct DownsampleTargetCreateInfo {
-    // The image whose levels are read and written. Required.
+    // The image whose levels are read and written (2D, optimal tiling). Required.
     VkImage image = VK_NULL_HANDLE;
     // Its creation parameters, as passed to vkCreateImage (vkfx cannot query them): format,
     // extent of level 0, mipLevels, usage and flags. Required: usage must contain STORAGE (and
     // SAMPLED unless the target is a depth pyramid); sRGB formats need MUTABLE_FORMAT.
+    // format: one of the list at the top of this file. extent: each side 1 ..
+    // maxImageDimension2D. mipLevels: 1 .. min(the full chain of `extent`, kMaxLevels).
     VkFormat format = VK_FORMAT_UNDEFINED;
     VkExtent2D extent = {0, 0};
     std::uint32_t mipLevels = 1;
@@ -117,33 +133,55 @@ struct DownsampleTargetCreateInfo {
     // not kept). vkfx views an image only as formats in that list: its format, the one it writes
     // as (sRGB: the UNORM format), and for R16G16B16A16_SFLOAT images created with MUTABLE_FORMAT
     // R32G32_UINT, which reads level 0 with half the texture instructions (left out when the list
-    // lacks it).
+    // lacks it). The list must hold the first two. viewFormatCount 0 (default): no list, any
+    // format compatible with the image's.
     const VkFormat* viewFormats = nullptr;
     std::uint32_t viewFormatCount = 0;
-    // The layers processed (a cube is 6 layers; a cube array 6n).
+    // The layers processed (a cube is 6 layers; a cube array 6n); every record processes all of
+    // them. layerCount: 1 .. min(maxImageArrayLayers, maxComputeWorkGroupCount[2]); the range
+    // must lie inside the image (not checked: vkfx does not know its arrayLayers).
     std::uint32_t baseArrayLayer = 0;
     std::uint32_t layerCount = 1;
     // Reduction::MinMax only: the image that receives the max chain, created exactly like `image`
-    // (its level 0 is not read).
+    // (no level of it is read: see Reduction::MinMax). VK_NULL_HANDLE (default): none; other
+    // reductions ignore it.
     VkImage maxImage = VK_NULL_HANDLE;
-    // Depth pyramids only: the depth image read (its level 0, same layers as `image`).
+    // Depth pyramids only: the depth image read (its level 0, same layers as `image`). Leave
+    // depth.image VK_NULL_HANDLE (default) for a colour target. With a depth image, `format`
+    // must be R32_SFLOAT and `extent` the depth's extent (DepthLevelZero::Copy) or max(1, half)
+    // of it (Reduce); record() checks the latter.
     struct Depth {
-        VkImage image = VK_NULL_HANDLE;
+        VkImage image = VK_NULL_HANDLE;        // the depth image
         VkFormat format = VK_FORMAT_UNDEFINED; // D32_SFLOAT or D16_UNORM
-        VkExtent2D extent = {0, 0};
-        VkImageUsageFlags usage = 0; // must contain SAMPLED
+        VkExtent2D extent = {0, 0};            // extent of its level 0; not empty
+        VkImageUsageFlags usage = 0;           // its usage; must contain SAMPLED
     } depth = {};
 };
 
 // The image views one image needs for downsampling: create once per image, keep while the
 // image lives, destroy before the image. Targets are independent of Downsamplers: one target can
-// be used with any Downsampler of its format.
+// be used with any Downsampler of its format (a depth target with depth Downsamplers of its depth
+// format, a colour target with colour ones). Move-only; moving leaves the source empty.
 class DownsampleTarget {
 public:
+    // The most mip levels a target can have (a 32768 x 32768 chain).
     static constexpr std::uint32_t kMaxLevels = 16;
 
-    // Validates the description (VK_ERROR_VALIDATION_FAILED_EXT / FORMAT_NOT_SUPPORTED with a
-    // reason) and creates the views. `device` must outlive the target.
+    // Validates the description and creates the views: per level a storage view (UNORM for sRGB)
+    // and, for colour targets, a sampled view (plus a UNORM view for sRGB formats, or an
+    // R32G32_UINT one for mutable RGBA16F images), of maxImage a storage view per level, of a
+    // depth image one sampled view of level 0. `*target` is destroyed first. `device` must
+    // outlive the target (it keeps a pointer). Errors (reason in lastError()):
+    //   VK_ERROR_VALIDATION_FAILED_EXT  null target, device not created, null image, extent,
+    //                                   mipLevels or layerCount out of range, usage without
+    //                                   STORAGE (or SAMPLED, colour targets), sRGB without
+    //                                   MUTABLE_FORMAT, viewFormats null with a count or lacking
+    //                                   a needed format, depth usage without SAMPLED, an empty
+    //                                   depth extent;
+    //   VK_ERROR_FORMAT_NOT_SUPPORTED   format not in the list above, depth format not D32_SFLOAT
+    //                                   or D16_UNORM, a depth target not R32_SFLOAT;
+    //   or vkCreateImageView's error.
+    // It does not check the device's format support (Downsampler::create() does).
     static VkResult create(const Device& device, const DownsampleTargetCreateInfo& info,
                            DownsampleTarget* target);
 
@@ -161,9 +199,12 @@ public:
     }
     ~DownsampleTarget() { destroy(); }
 
-    // Destroys the views (null-safe). No command buffer that uses the target may be pending.
+    // Destroys the views (null-safe; also run by the destructor). No command buffer that uses
+    // the target may be pending.
     void destroy();
+    // True between a successful create() and destroy().
     bool valid() const { return m_device != nullptr; }
+    // The description it was created with, less the format list (viewFormats null, count 0).
     const DownsampleTargetCreateInfo& info() const { return m_info; }
 
 private:
@@ -182,37 +223,55 @@ private:
 };
 
 struct DownsampleInfo {
-    // Required. Its format must be the Downsampler's.
+    // Required: a valid target of the Downsampler's VkDevice. Its format must be the
+    // Downsampler's (and its depth format, for depth pyramids); Reduction::MinMax needs a target
+    // with maxImage.
     const DownsampleTarget* target = nullptr;
-    // The level read; levels baseLevel+1 .. baseLevel+levelCount are written.
+    // The level read; levels baseLevel+1 .. baseLevel+levelCount are written. Below the
+    // target's mipLevels.
     // Depth pyramids: must be 0; the depth image's level 0 is read and pyramid levels
     // 0 .. levelCount-1 are written.
     std::uint32_t baseLevel = 0;
-    // VK_REMAINING_MIP_LEVELS: the rest of the image's chain (nothing, and VK_SUCCESS, when
-    // baseLevel is the image's last level).
+    // Levels written: 1 .. min(kMaxOutputLevels, mipLevels - 1 - baseLevel) (depth pyramids:
+    // 1 .. min(kMaxOutputLevels, mipLevels)). VK_REMAINING_MIP_LEVELS (default): the rest of the
+    // image's chain (nothing, and VK_SUCCESS, when baseLevel is the image's last level).
     std::uint32_t levelCount = VK_REMAINING_MIP_LEVELS;
-    // Layout of the level read: GENERAL, SHADER_READ_ONLY_OPTIMAL or READ_ONLY_OPTIMAL (depth:
-    // also DEPTH_STENCIL_READ_ONLY_OPTIMAL / DEPTH_READ_ONLY_OPTIMAL). Written levels: GENERAL.
+    // Layout of the level read: GENERAL (default), SHADER_READ_ONLY_OPTIMAL or READ_ONLY_OPTIMAL
+    // (depth: also DEPTH_STENCIL_READ_ONLY_OPTIMAL / DEPTH_READ_ONLY_OPTIMAL). Written levels:
+    // GENERAL.
     VkImageLayout sourceLayout = VK_IMAGE_LAYOUT_GENERAL;
     // Optional scratch (buffer with STORAGE usage, offset aligned to
     // minStorageBufferOffsetAlignment, at least scratchRequirements().size bytes, zero-filled
-    // before its first use: vkfx leaves it zero). Null: the Downsampler's own scratch.
+    // before its first use: vkfx leaves it zero). Null (default): the Downsampler's own scratch,
+    // which must then be large enough (DownsamplerCreateInfo::scratchSize). Records that share
+    // a scratch range must not run concurrently (on another queue): one scratch, one queue.
+    // scratchSize: the bytes usable from scratchOffset; VK_WHOLE_SIZE (default): not checked.
     VkBuffer scratchBuffer = VK_NULL_HANDLE;
     VkDeviceSize scratchOffset = 0;
     VkDeviceSize scratchSize = VK_WHOLE_SIZE;
 };
 
+// Generates mip chains or depth pyramids of one format and reduction. Move-only; moving leaves
+// the source empty. record() is const and changes nothing in the object, so several threads may
+// record with one Downsampler at once (records without scratchBuffer share the owned scratch:
+// see DownsampleInfo::scratchBuffer).
 class Downsampler {
 public:
+    // The most levels one record writes (a 32768 chain from level 0).
     static constexpr std::uint32_t kMaxOutputLevels = 15;
 
     // Creates the pipeline for one format and reduction (RGBA16F: two, the second for targets
-    // read through their R32G32_UINT view; see DownsamplerFlagTexelFetch). Errors:
+    // read through their R32G32_UINT view; see DownsamplerFlagTexelFetch), its immutable sampler
+    // and its own scratch (scratchSize bytes, zeroed through a host mapping). `*downsampler` is
+    // destroyed first. Errors (reason in lastError()):
     // VK_ERROR_FORMAT_NOT_SUPPORTED (format not in the list above, or the device cannot sample /
-    // store it), VK_ERROR_FEATURE_NOT_PRESENT (B8G8R8A8 without
-    // shaderStorageImageWriteWithoutFormat, too few push descriptors),
-    // VK_ERROR_VALIDATION_FAILED_EXT (bad combination), or Vulkan's own.
-    // `device` must outlive the Downsampler.
+    // store it; a depthFormat other than D32_SFLOAT / D16_UNORM, or a depth pyramid whose format
+    // is not R32_SFLOAT), VK_ERROR_FEATURE_NOT_PRESENT (B8G8R8A8 without
+    // shaderStorageImageWriteWithoutFormat; R16_UNORM, R16G16_SFLOAT, B10G11R11_UFLOAT_PACK32
+    // without shaderStorageImageExtendedFormats), VK_ERROR_VALIDATION_FAILED_EXT (null output,
+    // device not created, unknown reduction), VK_ERROR_OUT_OF_DEVICE_MEMORY (no host-visible
+    // memory type for the scratch), or Vulkan's own.
+    // `device` must outlive the Downsampler (it keeps a pointer).
     static VkResult create(const Device& device, const DownsamplerCreateInfo& info,
                            Downsampler* downsampler);
 
@@ -230,13 +289,18 @@ public:
     }
     ~Downsampler() { destroy(); }
 
-    // Destroys the pipeline and the owned scratch (null-safe). No command buffer that uses the
-    // Downsampler may be pending.
+    // Destroys the pipelines, sampler, layouts and the owned scratch (null-safe; also run by the
+    // destructor). No command buffer that uses the Downsampler may be pending.
     void destroy();
+    // True between a successful create() and destroy().
     bool valid() const { return m_device != nullptr; }
 
     // Scratch that a record reading a level of `extent` (the level read: for depth pyramids the
-    // depth image) over `layerCount` layers and writing `levelCount` levels needs.
+    // depth image) over `layerCount` layers and writing `levelCount` levels needs: 16 bytes up
+    // to 6 levels; beyond, about 4 bytes per channel (8 for MinMax) per texel of the level 6
+    // levels below the one read (1/4096 of its texels), per layer. alignment: the storage-buffer
+    // offset alignment; usage: STORAGE_BUFFER. All zero when the Downsampler is not created.
+    // Pure arithmetic: it calls no Vulkan function and reports nothing.
     ScratchRequirements scratchRequirements(VkExtent2D extent, std::uint32_t layerCount,
                                             std::uint32_t levelCount) const;
 
@@ -249,12 +313,20 @@ public:
     //   2. vkCmdBindPipeline, vkCmdPushDescriptorSetKHR (set 0), vkCmdPushConstants, and one
     //      vkCmdDispatch.
     // It disturbs the compute pipeline binding, push descriptor set 0 and push constants.
-    // Synchronization before and after is the caller's: the level read must be visible to
-    // COMPUTE_SHADER / SHADER_SAMPLED_READ, the written levels are written by COMPUTE_SHADER /
-    // SHADER_STORAGE_WRITE (all of them in VK_IMAGE_LAYOUT_GENERAL).
-    // Errors (nothing recorded, reason in lastError()): VK_ERROR_VALIDATION_FAILED_EXT for a null
-    // cmd or target, a target of another format or device, levels outside the image, more than 15
-    // levels, a missing maxImage / depth image, scratch that is too small or misaligned.
+    // Synchronization before and after is the caller's: the level read must be in
+    // info.sourceLayout and visible to COMPUTE_SHADER / SHADER_SAMPLED_READ; the written levels
+    // must be in VK_IMAGE_LAYOUT_GENERAL, earlier accesses to them finished before
+    // COMPUTE_SHADER; afterwards they are written by COMPUTE_SHADER / SHADER_STORAGE_WRITE (still
+    // in GENERAL). No barrier on the images is recorded, nor any layout transition.
+    // When levelCount is VK_REMAINING_MIP_LEVELS and nothing lies below baseLevel, it records
+    // nothing and returns VK_SUCCESS.
+    // Errors (nothing recorded, reason in lastError()): VK_ERROR_VALIDATION_FAILED_EXT for a
+    // Downsampler not created, a null cmd or target, a target of another format, depth format or
+    // device, a depth target with a colour Downsampler or the reverse, a depth pyramid whose
+    // extent does not match DepthLevelZero or a baseLevel other than 0, levels outside the image,
+    // more than 15 levels, a missing maxImage, a sourceLayout not listed at DownsampleInfo, scratch
+    // that is too small (the owned one included) or misaligned, or more than one dispatch can
+    // address.
     // Cost: reads the level read once and writes every written level once (measured speeds:
     // README, "Performance").
     VkResult record(VkCommandBuffer cmd, const DownsampleInfo& info) const;

@@ -46,42 +46,50 @@
 
 namespace vkfx {
 
+// The type of the keys (their order: "Key order" above). 64-bit keys are stored low word first.
 enum class SortKey : std::uint32_t {
-    Uint32 = 0,
-    Int32 = 1,
-    Float32 = 2,
-    Uint64 = 3,
-    Int64 = 4,
-    Float64 = 5,
+    Uint32 = 0,  // 32-bit unsigned integers
+    Int32 = 1,   // 32-bit two's-complement integers
+    Float32 = 2, // IEEE 754 binary32
+    Uint64 = 3,  // 64-bit unsigned integers
+    Int64 = 4,   // 64-bit two's-complement integers
+    Float64 = 5, // IEEE 754 binary64
 };
 
 // What moves with each key: nothing, or one value of 32 or 64 bits (any bits: an index, a handle).
 enum class SortValues : std::uint32_t {
-    None = 0,
-    Bits32 = 1,
-    Bits64 = 2,
+    None = 0,   // keys only
+    Bits32 = 1, // 4 bytes per key
+    Bits64 = 2, // 8 bytes per key
 };
 
 // How a pass finds where each tile's keys go (see the top of this file).
 enum class SortPath : std::uint32_t {
-    Auto = 0,
-    Onesweep = 1,
-    ReduceThenScan = 2,
+    Auto = 0,           // Onesweep or ReduceThenScan by the device, as described above
+    Onesweep = 1,       // one dispatch per pass, decoupled look-back
+    ReduceThenScan = 2, // count, scan and scatter dispatches per pass; no waiting
 };
 
 enum class SortOrder : std::uint32_t {
-    Ascending = 0,
-    Descending = 1,
+    Ascending = 0,  // smallest key first
+    Descending = 1, // largest key first (the key order reversed; still stable)
 };
 
 struct SorterCreateInfo {
+    // The key type. Default Uint32.
     SortKey key = SortKey::Uint32;
+    // Default Ascending.
     SortOrder order = SortOrder::Ascending;
+    // What moves with each key. Default None.
     SortValues values = SortValues::None;
-    std::uint32_t maxCount = 0;  // most keys one record may sort (1 .. kMaxCount)
+    // Most keys one record may sort: 1 .. kMaxCount, and maxCount keys, values and the scratch's
+    // per-tile words must each fit maxStorageBufferRange. Required (the default 0 is rejected).
+    std::uint32_t maxCount = 0;
+    // Default Auto; path() gives the resolved path.
     SortPath path = SortPath::Auto;
-    // true: the Sorter allocates scratch for maxCount keys (device-local); false: every record
-    // passes SortInfo::scratchBuffer (see scratchRequirements()).
+    // true (default): the Sorter allocates scratch for maxCount keys (device-local where a memory
+    // type allows); false: every record passes SortInfo::scratchBuffer (see
+    // scratchRequirements()).
     bool ownScratch = true;
 };
 
@@ -89,42 +97,62 @@ struct SorterCreateInfo {
 // minStorageBufferOffsetAlignment. (Vulkan has no query of a buffer's usage, so a missing usage
 // bit is the one precondition record() cannot check; the validation layer reports it.)
 struct SortBuffer {
-    VkBuffer buffer = VK_NULL_HANDLE;
-    VkDeviceSize offset = 0;
+    VkBuffer buffer = VK_NULL_HANDLE; // the buffer (VK_NULL_HANDLE: none)
+    VkDeviceSize offset = 0;          // bytes from its start; a multiple of the alignment above
 };
 
 struct SortInfo {
-    SortBuffer keys;            // count keys (4 or 8 bytes each, 64-bit ones low word first); sorted in place
-    SortBuffer values;          // count values (Sorters created with values only)
-    std::uint32_t count = 0;    // 0 .. maxCount; 0 and 1 record nothing
-    // The bits sorted by: beginBit .. endBit - 1; endBit 0 means the key's width. Passes:
-    // ceil((endBit - beginBit) / 8) (64-bit keys: the bits below and above bit 32 counted apart).
+    // count keys (4 or 8 bytes each, 64-bit ones low word first); sorted in place. Required.
+    SortBuffer keys;
+    // count values, not overlapping the keys (Sorters created with values only; leave it null
+    // otherwise); permuted in place with their keys.
+    SortBuffer values;
+    // 0 .. maxCount; 0 and 1 record nothing (after the other checks).
+    std::uint32_t count = 0;
+    // The bits sorted by: beginBit .. endBit - 1; endBit 0 (default) means the key's width (32 or
+    // 64); beginBit < endBit <= the width. Passes: ceil((endBit - beginBit) / 8) (64-bit keys:
+    // the bits below and above bit 32 counted apart). Bits outside the range do not affect the
+    // order (keys equal in the range keep their input order).
     std::uint32_t beginBit = 0;
     std::uint32_t endBit = 0;
-    // Optional scratch, at least scratchRequirements().size bytes, not overlapping keys or
-    // values. Null: the Sorter's own (ownScratch).
+    // Optional scratch: usage, offset alignment and at least the size that
+    // scratchRequirements(device, createInfo, count) gives, not overlapping keys or values; its
+    // contents on entry do not matter. Null (default): the Sorter's own (ownScratch; an error
+    // without it). Records sharing a scratch range must not run concurrently (on another queue).
+    // scratchSize: the bytes usable from scratchOffset; VK_WHOLE_SIZE (default): not checked.
     VkBuffer scratchBuffer = VK_NULL_HANDLE;
     VkDeviceSize scratchOffset = 0;
     VkDeviceSize scratchSize = VK_WHOLE_SIZE;
 };
 
 // recordIndirect(): as SortInfo, with the count read by the GPU from countBuffer.
+// The keys and values are bound from their offsets to the ends of their buffers; the overlap
+// checks of record() apply to ranges of maxCount keys and values.
 struct SortIndirectInfo {
     SortBuffer keys;            // room for the counted keys (at most maxCount are sorted)
     SortBuffer values;          // (Sorters created with values only)
-    SortBuffer countBuffer;     // one uint32: the number of keys, written by earlier commands
+    // One uint32: the number of keys, written by earlier commands. Required; STORAGE_BUFFER
+    // usage, offset aligned like the others.
+    SortBuffer countBuffer;
     std::uint32_t beginBit = 0; // as SortInfo
-    std::uint32_t endBit = 0;
-    VkBuffer scratchBuffer = VK_NULL_HANDLE; // as SortInfo; sized for maxCount keys
+    std::uint32_t endBit = 0;   // as SortInfo
+    // As SortInfo, sized for maxCount keys (scratchRequirements(..., maxCount)); its usage must
+    // include INDIRECT_BUFFER.
+    VkBuffer scratchBuffer = VK_NULL_HANDLE;
     VkDeviceSize scratchOffset = 0;
     VkDeviceSize scratchSize = VK_WHOLE_SIZE;
 };
 
+// Sorts keys (and values) of one key type, order and value size. Move-only; moving leaves the
+// source empty. record() and recordIndirect() are const and change nothing in the object, so
+// several threads may record with one Sorter at once (records without scratchBuffer share the
+// owned scratch: see SortInfo::scratchBuffer).
 class Sorter {
 public:
+    // Keys per tile: what one workgroup ranks in shared memory per pass.
     static constexpr std::uint32_t kTileKeys = 4096;
     // 2^28 keys: 65536 tiles (dispatched as a 2D grid). Also bounded by maxStorageBufferRange,
-    // which must hold maxCount keys, and values.
+    // which must hold maxCount keys, maxCount values and the scratch's per-tile words.
     static constexpr std::uint32_t kMaxCount = 1u << 28;
 
     Sorter() = default;
@@ -141,20 +169,26 @@ public:
     }
     ~Sorter() { destroy(); }
 
-    // Creates the pipelines (and, with ownScratch, the scratch for maxCount keys).
+    // Creates the pipelines (setup, histogram and scatter; ReduceThenScan also count and scan)
+    // and, with ownScratch, the scratch for maxCount keys (not initialized: records need none).
+    // `*sorter` is destroyed first. `device` must outlive the Sorter (it keeps a pointer).
     // Errors: VK_ERROR_VALIDATION_FAILED_EXT (null output, device not created, maxCount 0 or
     // above kMaxCount or beyond maxStorageBufferRange, unknown key type, values, order or path),
-    // VK_ERROR_FEATURE_NOT_PRESENT (compute shaders lack subgroup ballot, shuffle or arithmetic
-    // operations), or the Vulkan error of a failing call; the reason is in lastError().
+    // VK_ERROR_FEATURE_NOT_PRESENT (compute shaders lack subgroup basic, ballot, shuffle or
+    // arithmetic operations, or the subgroup size is outside 4 .. 128), or the Vulkan error of a
+    // failing call; the reason is in lastError().
     static VkResult create(const Device& device, const SorterCreateInfo& info, Sorter* sorter);
 
     // Scratch a record of `count` keys needs when the caller supplies it: ping-pong space for the
-    // keys (and values), the digit histograms, dispatch sizes and per-tile words. Its usage
-    // includes INDIRECT_BUFFER (recordIndirect sizes its dispatches from it).
+    // keys (and values), the digit histograms, dispatch sizes and per-tile words (Onesweep: for
+    // every pass a key could need, so more than ReduceThenScan). `info` is the Sorter's creation
+    // info (key, values and path count; it is not validated) and `count` 0 counts as 1. Its
+    // usage includes INDIRECT_BUFFER (recordIndirect sizes its dispatches from it). All zero
+    // (usage aside) when `device` is not created. Pure arithmetic: it calls no Vulkan function.
     static ScratchRequirements scratchRequirements(const Device& device, const SorterCreateInfo& info,
                                                    std::uint32_t count);
 
-    // The path the Sorter's passes take (SortPath::Auto resolved).
+    // The path the Sorter's passes take (SortPath::Auto resolved; Auto when not created).
     SortPath path() const { return m_path; }
 
     // Records the sort of info.count keys (and values).
@@ -162,13 +196,15 @@ public:
     // visible to COMPUTE_SHADER reads (SHADER_READ|SHADER_WRITE access); the result is written
     // by COMPUTE_SHADER stage shader writes, which the caller makes visible to what reads it.
     // Records a setup and a histogram dispatch, then per pass one dispatch (Onesweep) or three
-    // (ReduceThenScan), with a COMPUTE -> COMPUTE memory barrier between each, and one such
-    // barrier first (so that records sharing scratch follow each other).
+    // (ReduceThenScan), with a COMPUTE -> COMPUTE memory barrier (SHADER_READ|WRITE to
+    // SHADER_READ|WRITE) between each, and one such barrier first (so that records sharing
+    // scratch follow each other); no barrier after the last dispatch.
     // Disturbs the bound compute pipeline, push descriptors of set 0 and push constants.
-    // Errors (nothing recorded): null command buffer, count above maxCount, null keys buffer,
-    // values missing or given against the Sorter's creation, a misaligned offset, keys and values
-    // overlapping, a bad bit range, scratch missing, too small, misaligned or overlapping the
-    // keys or values: VK_ERROR_VALIDATION_FAILED_EXT with the reason in lastError().
+    // Errors (nothing recorded): Sorter not created, null command buffer, count above maxCount,
+    // null keys buffer, values missing or given against the Sorter's creation, a misaligned
+    // offset, keys and values overlapping, a bad bit range, scratch missing, too small,
+    // misaligned or overlapping the keys or values: VK_ERROR_VALIDATION_FAILED_EXT with the reason
+    // in lastError().
     // Cost per 32-bit key: 4 bytes read by the histogram, then per pass 8 bytes (Onesweep) or 12
     // (ReduceThenScan), plus 8 per pass for a 32-bit value; 64-bit words twice that; an odd
     // number of passes adds one copy of the keys and values.
@@ -177,11 +213,17 @@ public:
     // Records the sort of as many keys as the uint32 at info.countBuffer says when the commands
     // run (counts above maxCount sort maxCount keys); the count is never read back to the host.
     // The count must be visible to COMPUTE_SHADER reads, like the keys. The dispatches are sized
-    // on the GPU (vkCmdDispatchIndirect from the scratch). Same contract, errors and cost as
-    // record(), with scratch for maxCount keys.
+    // on the GPU (vkCmdDispatchIndirect from the scratch; the barrier after the setup dispatch
+    // also makes its writes visible to DRAW_INDIRECT / INDIRECT_COMMAND_READ). Same contract,
+    // errors and cost as record() with count = maxCount (scratch for maxCount keys; the count is
+    // known only on the GPU, so the commands are recorded whenever maxCount >= 2), plus
+    // VK_ERROR_VALIDATION_FAILED_EXT for a null countBuffer or a misaligned countBuffer.offset.
     VkResult recordIndirect(VkCommandBuffer cmd, const SortIndirectInfo& info) const;
 
+    // Destroys the pipelines, layouts and the owned scratch (null-safe; also run by the
+    // destructor). No command buffer that uses the Sorter may be pending.
     void destroy();
+    // True between a successful create() and destroy().
     bool valid() const { return m_device != nullptr; }
 
 private:
