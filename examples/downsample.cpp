@@ -5,7 +5,6 @@
 #include "example_gpu.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -55,7 +54,7 @@ int main()
     // writes level k + 1 through a UNORM one: MUTABLE_FORMAT | EXTENDED_USAGE.
     const VkExtent2D extent{1000, 700};
     const VkFormat format = VK_FORMAT_R8G8B8A8_SRGB;
-    const auto levels = static_cast<std::uint32_t>(std::bit_width(std::max(extent.width, extent.height)));
+    const std::uint32_t levels = vkfx::fullMipLevels(extent); // the full chain, down to 1x1
     VkImageCreateInfo ii{};
     ii.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO;
     ii.flags = VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT | VK_IMAGE_CREATE_EXTENDED_USAGE_BIT;

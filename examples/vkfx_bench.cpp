@@ -328,7 +328,6 @@ std::vector<Case> allCases() {
     return cases;
 }
 
-using vkfx::detail::fullChainLevels;
 using vkfx::detail::mipExtent;
 
 // Sort: n = 2^16 .. 2^28 keys, uint32 and float32, keys alone and with 32-bit values, both
@@ -1098,7 +1097,7 @@ template <typename RowT, typename CaseT> RowT imageRow(const CaseT &c) {
 Row Runner::run(const Case &c) {
     Row row = imageRow<Row>(c);
     row.reduction = c.reduction == vkfx::Reduction::Min ? "min" : "avg";
-    row.levels = fullChainLevels({c.width, c.height});
+    row.levels = vkfx::fullMipLevels({c.width, c.height});
     double texels = double(c.width) * double(c.height); // level 0 read once
     for (std::uint32_t level = 1; level < row.levels; ++level) {
         texels +=

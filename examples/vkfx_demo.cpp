@@ -646,13 +646,6 @@ std::string speedup(double ours, double theirs)
     return text;
 }
 
-std::uint32_t fullChainLevels(VkExtent2D e)
-{
-    std::uint32_t levels = 1;
-    for (std::uint32_t m = std::max(e.width, e.height); m > 1; m >>= 1) ++levels;
-    return levels;
-}
-
 std::uint32_t mip(std::uint32_t e, std::uint32_t level) { return std::max(1u, e >> level); }
 
 // Copies levels [0, levels) of `image` (in TRANSFER_SRC_OPTIMAL) to a new host buffer, tightly
@@ -691,7 +684,7 @@ void mipChain(const Gpu& g, const vkfx::Device& dev, const Picture& input, std::
 {
     const VkExtent2D extent{input.width, input.height};
     const VkFormat format = VK_FORMAT_R8G8B8A8_SRGB;
-    const std::uint32_t levels = fullChainLevels(extent);
+    const std::uint32_t levels = vkfx::fullMipLevels(extent);
     std::printf("mip chain: %ux%u R8G8B8A8_SRGB, levels 1..%u ...\n", extent.width, extent.height, levels - 1);
     std::fflush(stdout);
 
@@ -824,7 +817,7 @@ std::vector<float> depthScene(std::uint32_t w, std::uint32_t h)
 void depthPyramid(const Gpu& g, const vkfx::Device& dev, std::uint32_t reps, const std::filesystem::path& out)
 {
     const VkExtent2D extent{1600, 900};
-    const std::uint32_t levels = fullChainLevels(extent);
+    const std::uint32_t levels = vkfx::fullMipLevels(extent);
     std::printf("depth pyramid: %ux%u D32_SFLOAT -> R32_SFLOAT max pyramid, levels 0..%u ...\n", extent.width,
                 extent.height, levels - 1);
     std::fflush(stdout);

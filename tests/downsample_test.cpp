@@ -863,6 +863,27 @@ TEST_F(DownsampleTest, OnlyTheTargetsLayersAreWritten) {
     runCase(c); // layers 0 and 3 are checked to keep their poison
 }
 
+// The public chain helpers against the definition (floor(log2(max side)) + 1 levels; each side
+// max(1, side >> level)), counted here by halving.
+TEST(DownsampleHelpers, FullMipLevelsAndMipExtentFollowVulkan) {
+    const VkExtent2D extents[] = {{1, 1}, {2, 1}, {1, 3}, {7, 5}, {64, 100}, {1917, 1079},
+                                  {4096, 4096}, {4095, 17}, {32768, 1}};
+    for (const VkExtent2D e : extents) {
+        std::uint32_t levels = 1;
+        for (VkExtent2D m = e; m.width > 1 || m.height > 1; ++levels)
+            m = {std::max(1u, m.width / 2), std::max(1u, m.height / 2)};
+        EXPECT_EQ(vkfx::fullMipLevels(e), levels) << e.width << "x" << e.height;
+        VkExtent2D m = e;
+        for (std::uint32_t l = 0; l < levels + 2; ++l) {
+            const VkExtent2D got = vkfx::mipExtent(e, l);
+            EXPECT_EQ(got.width, m.width) << e.width << "x" << e.height << " level " << l;
+            EXPECT_EQ(got.height, m.height) << e.width << "x" << e.height << " level " << l;
+            m = {std::max(1u, m.width / 2), std::max(1u, m.height / 2)};
+        }
+    }
+    EXPECT_EQ(vkfx::mipExtent({5, 5}, 40).width, 1u);
+}
+
 TEST_F(DownsampleTest, BaseLevelAboveZeroReadsThatLevelInGeneralLayout) {
     Case c;
     c.extent = {1000, 1000};
@@ -1473,6 +1494,22 @@ TEST_F(DownsampleBadInput, MinMaxWithoutMaxImageIsRejected) {
     const vkfx::Downsampler *minmax = cachedDownsampler(downsamplerInfo(c));
     ASSERT_NE(minmax, nullptr);
     vkfx::DownsampleInfo info = m_job->info(); // m_job's target has no maxImage
+    expectRecordFails(VK_ERROR_VALIDATION_FAILED_EXT,
+                      [&](VkCommandBuffer cmd) { return minmax->record(cmd, info); });
+}
+
+TEST_F(DownsampleBadInput, MinMaxAboveLevelZeroIsRejected) {
+    Case c = m_job->spec();
+    c.reduction = Reduction::MinMax;
+    Job other(c);
+    std::string why;
+    if (!other.supported(&why))
+        GTEST_SKIP() << why;
+    ASSERT_TRUE(other.create());
+    const vkfx::Downsampler *minmax = cachedDownsampler(downsamplerInfo(c));
+    ASSERT_NE(minmax, nullptr);
+    vkfx::DownsampleInfo info = other.info();
+    info.baseLevel = 1; // level 1 of `image` holds the min chain, not the max chain's input
     expectRecordFails(VK_ERROR_VALIDATION_FAILED_EXT,
                       [&](VkCommandBuffer cmd) { return minmax->record(cmd, info); });
 }

@@ -59,14 +59,32 @@
 
 namespace vkfx {
 
+// The levels of a full mip chain of `extent`: floor(log2(max(width, height))) + 1, what
+// VkImageCreateInfo::mipLevels takes for one.
+inline std::uint32_t fullMipLevels(VkExtent2D extent)
+{
+    std::uint32_t levels = 1;
+    for (std::uint32_t m = std::max(extent.width, extent.height); m > 1; m >>= 1) ++levels;
+    return levels;
+}
+
+// The extent of level `level` of an image whose level 0 is `extent`: each side
+// max(1, side >> level), as Vulkan defines it.
+inline VkExtent2D mipExtent(VkExtent2D extent, std::uint32_t level)
+{
+    auto side = [level](std::uint32_t e) { return level >= 32 ? 1u : std::max(1u, e >> level); };
+    return {side(extent.width), side(extent.height)};
+}
+
 // What a texel of the next level holds (see "The chain" above).
 enum class Reduction : std::uint32_t {
     Average = 0, // the mean of the footprint (linear light for sRGB formats)
     Min = 1,     // the per-channel minimum of the footprint, bit-exact
     Max = 2,     // the per-channel maximum of the footprint, bit-exact
     // Both chains from one read: min into DownsampleTargetCreateInfo::image, max into ::maxImage.
-    // Both are reduced from `image`'s level read (no level of maxImage is read), so a record with
-    // DownsampleInfo::baseLevel > 0 computes the max chain from what `image` holds there.
+    // Both are reduced from `image`'s level 0 (no level of maxImage is read); a record with
+    // DownsampleInfo::baseLevel > 0 fails (above level 0 `image` holds the min chain: continue a
+    // chain with a Min record on `image` and a Max record on a target of maxImage).
     MinMax = 3,
 };
 
@@ -324,9 +342,9 @@ public:
     // Downsampler not created, a null cmd or target, a target of another format, depth format or
     // device, a depth target with a colour Downsampler or the reverse, a depth pyramid whose
     // extent does not match DepthLevelZero or a baseLevel other than 0, levels outside the image,
-    // more than 15 levels, a missing maxImage, a sourceLayout not listed at DownsampleInfo, scratch
-    // that is too small (the owned one included) or misaligned, or more than one dispatch can
-    // address.
+    // more than 15 levels, a missing maxImage or a MinMax baseLevel other than 0, a sourceLayout
+    // not listed at DownsampleInfo, scratch that is too small (the owned one included) or
+    // misaligned, or more than one dispatch can address.
     // Cost: reads the level read once and writes every written level once (measured speeds:
     // README, "Performance").
     VkResult record(VkCommandBuffer cmd, const DownsampleInfo& info) const;

@@ -86,16 +86,6 @@ inline std::uint32_t mipExtent(std::uint32_t e, std::uint32_t level)
     return level >= 32 ? 1u : std::max(1u, e >> level);
 }
 
-inline std::uint32_t fullChainLevels(VkExtent2D e)
-{
-    std::uint32_t m = std::max(e.width, e.height), n = 1;
-    while (m > 1) {
-        m >>= 1;
-        ++n;
-    }
-    return n;
-}
-
 // Scratch words of a dispatch: counters of the level-12 and level-18 blocks, then the published
 // level-6 and level-12 texels, each for all layers.
 struct DownsampleScratchLayout {
@@ -191,7 +181,7 @@ inline VkResult DownsampleTarget::create(const Device& device, const DownsampleT
                            "%s: extent %ux%u exceeds the device's maxImageDimension2D %u", fn,
                            info.extent.width, info.extent.height, limits.maxImageDimension2D);
     }
-    std::uint32_t full = detail::fullChainLevels(info.extent);
+    std::uint32_t full = fullMipLevels(info.extent);
     if (info.mipLevels == 0 || info.mipLevels > full || info.mipLevels > kMaxLevels) {
         return device.fail(VK_ERROR_VALIDATION_FAILED_EXT,
                            "%s: mipLevels %u is outside 1..%u for a %ux%u image", fn, info.mipLevels,
@@ -516,6 +506,13 @@ inline VkResult Downsampler::resolve(const DownsampleInfo& info, Chain* c) const
     const bool minmax = m_info.reduction == Reduction::MinMax;
     if (minmax && !ti.maxImage) {
         return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: Reduction::MinMax needs a target with maxImage", fn);
+    }
+    if (minmax && info.baseLevel != 0) {
+        // Both chains come from the one level read, which holds the min chain above level 0.
+        return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT,
+                        "%s: Reduction::MinMax reads level 0 only (baseLevel %u: a chain continued there would take "
+                        "its max chain from the min image; continue with a Min and a Max record)",
+                        fn, info.baseLevel);
     }
     *c = Chain{};
     c->layers = ti.layerCount;
