@@ -132,6 +132,7 @@ struct Options {
     std::uint32_t warmup = 3;
     std::vector<std::string> filters;
     std::vector<std::uint32_t> radii; // blur: --radii
+    std::vector<VkExtent2D> sizes;    // downsample: --sizes
     std::string csv, json;
     bool evict = true;
     std::uint32_t evictMiB = 256;
@@ -159,6 +160,8 @@ void usage(std::FILE *out) {
         "                   sort: \"uint32 keys\", \"2^24\"; blur: \"rgba16f\", \"1920x1080 r8\"\n"
         "  --radii A,B      blur: the Auto rows at these radii instead of 1, 2, 4 .. 64, and no\n"
         "                   rows that force a method (not with --quick)\n"
+        "  --sizes WxH,...  downsample: every format's rows at these sizes instead of the table's\n"
+        "                   (no cube nor odd-size rows), e.g. \"1917x1079,2048x1\"\n"
         "  --csv FILE       also write the rows as CSV\n"
         "  --json FILE      also write the rows as JSON\n"
         "  --no-evict       do not push the input out of the L2 before each repetition\n"
@@ -227,6 +230,14 @@ Options parseOptions(int argc, char **argv) {
         } else if (a == "--radii") {
             for (const std::string &r : splitCommas(value()))
                 o.radii.push_back(parseCount("--radii", r.c_str(), 1));
+        } else if (a == "--sizes") {
+            for (const std::string &size : splitCommas(value())) {
+                const std::size_t x = size.find('x');
+                if (x == std::string::npos)
+                    die("--sizes takes WxH, not '" + size + "'");
+                o.sizes.push_back({parseCount("--sizes", size.substr(0, x).c_str(), 1),
+                                   parseCount("--sizes", size.substr(x + 1).c_str(), 1)});
+            }
         } else if (a == "--csv") {
             o.csv = value();
         } else if (a == "--json") {
@@ -293,14 +304,20 @@ struct Case {
     std::string name;
 };
 
-std::vector<Case> allCases() {
+// The table's rows, or (--sizes) every format's rows at the sizes asked for.
+std::vector<Case> allCases(const std::vector<VkExtent2D> &asked) {
     struct Size {
         std::uint32_t w, h;
         bool quick;
     };
-    const Size sizes[] = {{1920, 1080, true},   {2560, 1440, false}, {3840, 2160, false},
-                          {2048, 2048, false},  {4096, 4096, false}, {8192, 8192, false},
-                          {16384, 16384, false}};
+    std::vector<Size> sizes = {{1920, 1080, true},   {2560, 1440, false}, {3840, 2160, false},
+                               {2048, 2048, false},  {4096, 4096, false}, {8192, 8192, false},
+                               {16384, 16384, false}};
+    if (!asked.empty()) {
+        sizes.clear();
+        for (const VkExtent2D &e : asked)
+            sizes.push_back({e.width, e.height, true});
+    }
     const std::pair<Format, vkfx::Reduction> groups[] = {{kRgba8, vkfx::Reduction::Average},
                                                          {kSrgba8, vkfx::Reduction::Average},
                                                          {kRgba16f, vkfx::Reduction::Average},
@@ -319,6 +336,8 @@ std::vector<Case> allCases() {
         for (const Size &s : sizes)
             add(format, reduction, s.w, s.h, 1, s.quick);
     }
+    if (!asked.empty())
+        return cases;
     add(kRgba8, vkfx::Reduction::Average, 1024, 1024, 6, true);  // a cube
     add(kRgba8, vkfx::Reduction::Average, 4095, 4095, 1, false); // odd sizes
     add(kRgba8, vkfx::Reduction::Average, 2047, 2047, 1, true);
@@ -1522,6 +1541,6 @@ int main(int argc, char **argv) {
                                                     writeBlurJson, &Runner::measureFmaRate});
     }
     return runMode<Case, Row>(options,
-                              {allCases(), &Runner::run, printTableHeader, printRow, printLegend,
+                              {allCases(options.sizes), &Runner::run, printTableHeader, printRow, printLegend,
                                downsampleFailed, writeCsv, writeJson, nullptr});
 }
