@@ -49,15 +49,17 @@ struct Gpu {
     VkDevice device = VK_NULL_HANDLE;
     VkQueue queue = VK_NULL_HANDLE;
     std::uint32_t family = 0;
+    std::uint32_t timestampValidBits = 0; // of the queue's family (0: no timestamps)
     VkCommandPool pool = VK_NULL_HANDLE;
     VkPhysicalDeviceProperties props{};
     VkPhysicalDeviceMemoryProperties memory{};
 };
 
-// A Vulkan 1.2 instance and a device of the first GPU (lavapipe, a CPU device, when there is
-// none) with one compute queue and VK_KHR_push_descriptor: what vkfx needs for these examples
-// (B8G8R8A8 formats would also need shaderStorageImageWriteWithoutFormat enabled).
-inline Gpu openGpu(const char* name)
+// A Vulkan 1.2 instance and a device of the first GPU with Vulkan 1.2 (lavapipe, a CPU device,
+// when there is none) with one queue that has all of `queueFlags` and VK_KHR_push_descriptor:
+// what vkfx needs for these examples (B8G8R8A8 formats would also need
+// shaderStorageImageWriteWithoutFormat enabled). `name` prefixes every failure message.
+inline Gpu openGpu(const char* name, VkQueueFlags queueFlags = VK_QUEUE_COMPUTE_BIT)
 {
     programName = name;
     Gpu g;
@@ -68,31 +70,37 @@ inline Gpu openGpu(const char* name)
     VkInstanceCreateInfo ici{};
     ici.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
     ici.pApplicationInfo = &app;
-    check(vkCreateInstance(&ici, nullptr, &g.instance), "vkCreateInstance (no Vulkan driver?)");
+    if (vkCreateInstance(&ici, nullptr, &g.instance) != VK_SUCCESS) {
+        fail("no Vulkan driver: install a GPU driver, or mesa-vulkan-drivers for lavapipe (scripts/setup does)");
+    }
     std::uint32_t n = 0;
     vkEnumeratePhysicalDevices(g.instance, &n, nullptr);
     std::vector<VkPhysicalDevice> all(n);
     vkEnumeratePhysicalDevices(g.instance, &n, all.data());
-    if (all.empty()) fail("no Vulkan device");
-    g.physical = all[0];
-    for (VkPhysicalDevice pd : all) {
-        vkGetPhysicalDeviceProperties(pd, &g.props);
-        if (g.props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU) {
-            g.physical = pd;
-            break;
+    if (all.empty()) fail("no Vulkan device found: install a GPU driver, or mesa-vulkan-drivers for lavapipe");
+    for (int pass = 0; pass < 2 && !g.physical; ++pass) { // GPUs first, then CPU devices
+        for (VkPhysicalDevice pd : all) {
+            VkPhysicalDeviceProperties p;
+            vkGetPhysicalDeviceProperties(pd, &p);
+            const bool gpu = p.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU;
+            if (p.apiVersion >= VK_API_VERSION_1_2 && (gpu || pass == 1)) {
+                g.physical = pd;
+                break;
+            }
         }
     }
+    if (!g.physical) fail("no Vulkan 1.2 device found");
     vkGetPhysicalDeviceProperties(g.physical, &g.props);
     vkGetPhysicalDeviceMemoryProperties(g.physical, &g.memory);
-    if (g.props.apiVersion < VK_API_VERSION_1_2) fail("the device lacks Vulkan 1.2");
 
     std::uint32_t qn = 0;
     vkGetPhysicalDeviceQueueFamilyProperties(g.physical, &qn, nullptr);
     std::vector<VkQueueFamilyProperties> families(qn);
     vkGetPhysicalDeviceQueueFamilyProperties(g.physical, &qn, families.data());
     g.family = 0;
-    while (g.family < qn && !(families[g.family].queueFlags & VK_QUEUE_COMPUTE_BIT)) ++g.family;
-    if (g.family == qn) fail("the device has no compute queue");
+    while (g.family < qn && (families[g.family].queueFlags & queueFlags) != queueFlags) ++g.family;
+    if (g.family == qn) fail("the device has no queue with flags 0x%x", static_cast<unsigned>(queueFlags));
+    g.timestampValidBits = families[g.family].timestampValidBits;
 
     const float priority = 1.0f;
     VkDeviceQueueCreateInfo qci{};
@@ -178,15 +186,18 @@ inline void destroy(const Gpu& g, Buffer& b)
     b = Buffer{};
 }
 
-// An image with device-local memory of its own.
+// An image with device-local memory of its own, and how it was created.
 struct Image {
     VkImage image = VK_NULL_HANDLE;
     VkDeviceMemory memory = VK_NULL_HANDLE;
+    VkImageCreateInfo info{}; // (its pNext is not kept)
 };
 
 inline Image createImage(const Gpu& g, const VkImageCreateInfo& info)
 {
     Image im;
+    im.info = info;
+    im.info.pNext = nullptr;
     check(vkCreateImage(g.device, &info, nullptr, &im.image), "vkCreateImage");
     VkMemoryRequirements req;
     vkGetImageMemoryRequirements(g.device, im.image, &req);
@@ -232,13 +243,15 @@ inline void submitAndWait(const Gpu& g, VkCommandBuffer cmd)
     vkFreeCommandBuffers(g.device, g.pool, 1, &cmd);
 }
 
-// One pipeline barrier on an image's colour levels baseLevel .. baseLevel + levelCount - 1
-// (layer 0): src stage and access, and the old layout, before; dst ones and the new layout after.
+// One pipeline barrier on an image's levels baseLevel .. baseLevel + levelCount - 1 (layer 0;
+// colour unless `aspect` says otherwise): src stage and access, and the old layout, before; dst
+// ones and the new layout after.
 inline void imageBarrier(VkCommandBuffer cmd, VkImage image, std::uint32_t baseLevel,
                          std::uint32_t levelCount, VkPipelineStageFlags srcStage,
                          VkAccessFlags srcAccess, VkImageLayout oldLayout,
                          VkPipelineStageFlags dstStage, VkAccessFlags dstAccess,
-                         VkImageLayout newLayout)
+                         VkImageLayout newLayout,
+                         VkImageAspectFlags aspect = VK_IMAGE_ASPECT_COLOR_BIT)
 {
     VkImageMemoryBarrier b{};
     b.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER;
@@ -248,7 +261,7 @@ inline void imageBarrier(VkCommandBuffer cmd, VkImage image, std::uint32_t baseL
     b.newLayout = newLayout;
     b.srcQueueFamilyIndex = b.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
     b.image = image;
-    b.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, baseLevel, levelCount, 0, 1};
+    b.subresourceRange = {aspect, baseLevel, levelCount, 0, 1};
     vkCmdPipelineBarrier(cmd, srcStage, dstStage, 0, 0, nullptr, 0, nullptr, 1, &b);
 }
 

@@ -14,6 +14,8 @@
 // Exits non-zero with a one-line reason on any failure.
 #include <vkfx/vkfx.hpp>
 
+#include "example_gpu.hpp" // the Vulkan boilerplate the examples share
+
 #define STB_IMAGE_IMPLEMENTATION
 #include <stb_image.h>
 #define STB_IMAGE_WRITE_IMPLEMENTATION
@@ -41,20 +43,9 @@ namespace {
 
 // --- errors ---------------------------------------------------------------------------------
 
-[[noreturn]] void die(const std::string& why)
-{
-    std::fprintf(stderr, "vkfx-demo: %s\n", why.c_str());
-    std::exit(1);
-}
+[[noreturn]] void die(const std::string& why) { example::fail("%s", why.c_str()); }
 
-void check(VkResult r, const char* what)
-{
-    if (r != VK_SUCCESS) {
-        std::string reason = vkfx::lastError();
-        die(std::string(what) + " failed (VkResult " + std::to_string(r) + ")" +
-            (reason.empty() ? "" : ": " + reason));
-    }
-}
+using example::check;
 
 // --- pictures on the CPU --------------------------------------------------------------------
 
@@ -319,16 +310,9 @@ Picture contactSheet(const std::vector<Picture>& levels)
 
 // --- the device -----------------------------------------------------------------------------
 
-struct Gpu {
-    VkInstance instance = VK_NULL_HANDLE;
-    VkPhysicalDevice physical = VK_NULL_HANDLE;
-    VkDevice device = VK_NULL_HANDLE;
-    VkQueue queue = VK_NULL_HANDLE;
-    std::uint32_t family = 0;
-    bool timestamps = false;
-    VkPhysicalDeviceProperties props{};
-    VkPhysicalDeviceMemoryProperties memory{};
-    VkCommandPool pool = VK_NULL_HANDLE;
+// The examples' device (example_gpu.hpp) on a queue that also blits (the mip chain's baseline is
+// a vkCmdBlitImage chain), and the push-descriptor entry point the two-pass blur binds with.
+struct Gpu : example::Gpu {
     PFN_vkCmdPushDescriptorSetKHR pushDescriptorSet = nullptr;
     bool cpu() const { return props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU; }
 };
@@ -336,159 +320,39 @@ struct Gpu {
 Gpu openGpu()
 {
     Gpu g;
-    VkApplicationInfo app{};
-    app.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO;
-    app.pApplicationName = "vkfx-demo";
-    app.apiVersion = VK_API_VERSION_1_2;
-    VkInstanceCreateInfo ici{};
-    ici.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
-    ici.pApplicationInfo = &app;
-    if (vkCreateInstance(&ici, nullptr, &g.instance) != VK_SUCCESS) {
-        die("no Vulkan driver: install a GPU driver, or mesa-vulkan-drivers for lavapipe (scripts/setup does)");
-    }
-    std::uint32_t n = 0;
-    vkEnumeratePhysicalDevices(g.instance, &n, nullptr);
-    std::vector<VkPhysicalDevice> all(n);
-    vkEnumeratePhysicalDevices(g.instance, &n, all.data());
-    if (all.empty()) die("no Vulkan device found: install a GPU driver, or mesa-vulkan-drivers for lavapipe");
-    // The first GPU with Vulkan 1.2; lavapipe (a CPU device) only when there is none.
-    for (int pass = 0; pass < 2 && !g.physical; ++pass) {
-        for (VkPhysicalDevice pd : all) {
-            VkPhysicalDeviceProperties p;
-            vkGetPhysicalDeviceProperties(pd, &p);
-            const bool gpu = p.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU;
-            if (p.apiVersion >= VK_API_VERSION_1_2 && (gpu || pass == 1)) {
-                g.physical = pd;
-                break;
-            }
-        }
-    }
-    if (!g.physical) die("no Vulkan 1.2 device found");
-    vkGetPhysicalDeviceProperties(g.physical, &g.props);
-    vkGetPhysicalDeviceMemoryProperties(g.physical, &g.memory);
-
-    // A queue that computes and blits (the baselines use vkCmdBlitImage).
-    std::uint32_t qn = 0;
-    vkGetPhysicalDeviceQueueFamilyProperties(g.physical, &qn, nullptr);
-    std::vector<VkQueueFamilyProperties> families(qn);
-    vkGetPhysicalDeviceQueueFamilyProperties(g.physical, &qn, families.data());
-    g.family = UINT32_MAX;
-    const VkQueueFlags wanted = VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT;
-    for (std::uint32_t i = 0; i < qn && g.family == UINT32_MAX; ++i) {
-        if ((families[i].queueFlags & wanted) == wanted) g.family = i;
-    }
-    if (g.family == UINT32_MAX) die("the device has no graphics-and-compute queue");
-    g.timestamps = families[g.family].timestampValidBits > 0;
-
-    float priority = 1.0f;
-    VkDeviceQueueCreateInfo qci{};
-    qci.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
-    qci.queueFamilyIndex = g.family;
-    qci.queueCount = 1;
-    qci.pQueuePriorities = &priority;
-    const char* extensions[] = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
-    VkDeviceCreateInfo dci{};
-    dci.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
-    dci.queueCreateInfoCount = 1;
-    dci.pQueueCreateInfos = &qci;
-    dci.enabledExtensionCount = 1;
-    dci.ppEnabledExtensionNames = extensions;
-    check(vkCreateDevice(g.physical, &dci, nullptr, &g.device), "vkCreateDevice (needs VK_KHR_push_descriptor)");
-    vkGetDeviceQueue(g.device, g.family, 0, &g.queue);
+    static_cast<example::Gpu&>(g) = example::openGpu("vkfx-demo", VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT);
     g.pushDescriptorSet =
         reinterpret_cast<PFN_vkCmdPushDescriptorSetKHR>(vkGetDeviceProcAddr(g.device, "vkCmdPushDescriptorSetKHR"));
-
-    VkCommandPoolCreateInfo pci{};
-    pci.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
-    pci.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT;
-    pci.queueFamilyIndex = g.family;
-    check(vkCreateCommandPool(g.device, &pci, nullptr, &g.pool), "vkCreateCommandPool");
     return g;
 }
 
-std::uint32_t memoryType(const Gpu& g, std::uint32_t bits, VkMemoryPropertyFlags flags)
-{
-    for (std::uint32_t i = 0; i < g.memory.memoryTypeCount; ++i) {
-        if ((bits & (1u << i)) && (g.memory.memoryTypes[i].propertyFlags & flags) == flags) return i;
-    }
-    die("no suitable memory type");
-}
-
-VkDeviceMemory allocate(const Gpu& g, const VkMemoryRequirements& req, VkMemoryPropertyFlags flags)
-{
-    VkMemoryAllocateInfo ai{};
-    ai.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
-    ai.allocationSize = req.size;
-    ai.memoryTypeIndex = memoryType(g, req.memoryTypeBits, flags);
-    VkDeviceMemory memory;
-    check(vkAllocateMemory(g.device, &ai, nullptr, &memory), "vkAllocateMemory (out of memory?)");
-    return memory;
-}
-
-struct Buffer {
-    VkBuffer buffer = VK_NULL_HANDLE;
-    VkDeviceMemory memory = VK_NULL_HANDLE;
-    void* mapped = nullptr; // host-visible buffers only
-};
+using example::Buffer;
+using example::destroy;
+using example::Image;
 
 // A device-local buffer, or (host = true) a host-visible, coherent, mapped one.
 Buffer makeBuffer(const Gpu& g, VkDeviceSize size, VkBufferUsageFlags usage, bool host)
 {
-    Buffer b;
-    VkBufferCreateInfo bi{};
-    bi.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
-    bi.size = size;
-    bi.usage = usage;
-    check(vkCreateBuffer(g.device, &bi, nullptr, &b.buffer), "vkCreateBuffer");
-    VkMemoryRequirements req;
-    vkGetBufferMemoryRequirements(g.device, b.buffer, &req);
-    b.memory = allocate(g, req,
-                        host ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT
-                             : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
-    check(vkBindBufferMemory(g.device, b.buffer, b.memory, 0), "vkBindBufferMemory");
-    if (host) check(vkMapMemory(g.device, b.memory, 0, VK_WHOLE_SIZE, 0, &b.mapped), "vkMapMemory");
-    return b;
+    return example::createBuffer(g, size, usage,
+                                 host ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT
+                                      : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
 }
 
-void destroy(const Gpu& g, Buffer& b)
-{
-    vkDestroyBuffer(g.device, b.buffer, nullptr);
-    vkFreeMemory(g.device, b.memory, nullptr);
-    b = {};
-}
-
-struct Image {
-    VkImage image = VK_NULL_HANDLE;
-    VkDeviceMemory memory = VK_NULL_HANDLE;
-    VkImageCreateInfo info{};
-};
-
+// A 2D image of one layer.
 Image makeImage(const Gpu& g, VkFormat format, VkExtent2D extent, std::uint32_t levels, VkImageUsageFlags usage,
                 VkImageCreateFlags flags = 0)
 {
-    Image im;
-    im.info.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO;
-    im.info.flags = flags;
-    im.info.imageType = VK_IMAGE_TYPE_2D;
-    im.info.format = format;
-    im.info.extent = {extent.width, extent.height, 1};
-    im.info.mipLevels = levels;
-    im.info.arrayLayers = 1;
-    im.info.samples = VK_SAMPLE_COUNT_1_BIT;
-    im.info.usage = usage;
-    check(vkCreateImage(g.device, &im.info, nullptr, &im.image), "vkCreateImage");
-    VkMemoryRequirements req;
-    vkGetImageMemoryRequirements(g.device, im.image, &req);
-    im.memory = allocate(g, req, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
-    check(vkBindImageMemory(g.device, im.image, im.memory, 0), "vkBindImageMemory");
-    return im;
-}
-
-void destroy(const Gpu& g, Image& im)
-{
-    vkDestroyImage(g.device, im.image, nullptr);
-    vkFreeMemory(g.device, im.memory, nullptr);
-    im = {};
+    VkImageCreateInfo info{};
+    info.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO;
+    info.flags = flags;
+    info.imageType = VK_IMAGE_TYPE_2D;
+    info.format = format;
+    info.extent = {extent.width, extent.height, 1};
+    info.mipLevels = levels;
+    info.arrayLayers = 1;
+    info.samples = VK_SAMPLE_COUNT_1_BIT;
+    info.usage = usage;
+    return example::createImage(g, info);
 }
 
 VkImageView makeView(const Gpu& g, const Image& im, VkFormat format, VkImageViewType type)
@@ -506,44 +370,20 @@ VkImageView makeView(const Gpu& g, const Image& im, VkFormat format, VkImageView
 
 // --- recording and timing -------------------------------------------------------------------
 
-// One image layout transition of levels [base, base + count) of `image`'s aspect.
-void transition(VkCommandBuffer cmd, VkImage image, std::uint32_t base, std::uint32_t count, VkImageLayout from,
-                VkImageLayout to, VkPipelineStageFlags srcStage, VkAccessFlags srcAccess, VkPipelineStageFlags dstStage,
-                VkAccessFlags dstAccess, VkImageAspectFlags aspect = VK_IMAGE_ASPECT_COLOR_BIT)
-{
-    VkImageMemoryBarrier b{};
-    b.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER;
-    b.srcAccessMask = srcAccess;
-    b.dstAccessMask = dstAccess;
-    b.oldLayout = from;
-    b.newLayout = to;
-    b.srcQueueFamilyIndex = b.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-    b.image = image;
-    b.subresourceRange = {aspect, base, count, 0, 1};
-    vkCmdPipelineBarrier(cmd, srcStage, dstStage, 0, 0, nullptr, 0, nullptr, 1, &b);
-}
-
 // Everything written by compute or transfer before it is visible to compute and transfer after it.
 void settle(VkCommandBuffer cmd)
 {
-    VkMemoryBarrier b{};
-    b.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
-    b.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-    b.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
-                      VK_ACCESS_TRANSFER_WRITE_BIT;
     const VkPipelineStageFlags stages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
-    vkCmdPipelineBarrier(cmd, stages, stages, 0, 1, &b, 0, nullptr, 0, nullptr);
+    example::memoryBarrier(cmd, stages, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT, stages,
+                           VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
+                               VK_ACCESS_TRANSFER_WRITE_BIT);
 }
 
 // Before reading results on the host.
 void toHost(VkCommandBuffer cmd)
 {
-    VkMemoryBarrier b{};
-    b.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
-    b.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-    b.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &b, 0, nullptr, 0,
-                         nullptr);
+    example::memoryBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                           VK_ACCESS_HOST_READ_BIT);
 }
 
 using Recorder = std::function<void(VkCommandBuffer)>;
@@ -551,25 +391,9 @@ using Recorder = std::function<void(VkCommandBuffer)>;
 // Records `work` into a new command buffer, submits it and waits.
 void submit(const Gpu& g, const Recorder& work)
 {
-    VkCommandBufferAllocateInfo cai{};
-    cai.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
-    cai.commandPool = g.pool;
-    cai.commandBufferCount = 1;
-    VkCommandBuffer cmd;
-    check(vkAllocateCommandBuffers(g.device, &cai, &cmd), "vkAllocateCommandBuffers");
-    VkCommandBufferBeginInfo begin{};
-    begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
-    begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-    check(vkBeginCommandBuffer(cmd, &begin), "vkBeginCommandBuffer");
+    VkCommandBuffer cmd = example::beginCommands(g);
     work(cmd);
-    check(vkEndCommandBuffer(cmd), "vkEndCommandBuffer");
-    VkSubmitInfo si{};
-    si.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
-    si.commandBufferCount = 1;
-    si.pCommandBuffers = &cmd;
-    check(vkQueueSubmit(g.queue, 1, &si, VK_NULL_HANDLE), "vkQueueSubmit");
-    check(vkQueueWaitIdle(g.queue), "vkQueueWaitIdle (device lost?)");
-    vkFreeCommandBuffers(g.device, g.pool, 1, &cmd);
+    example::submitAndWait(g, cmd);
 }
 
 // Median GPU time, in milliseconds, of `work` recorded `reps` times after one warm-up run, with
@@ -577,7 +401,7 @@ void submit(const Gpu& g, const Recorder& work)
 double timeGpu(const Gpu& g, std::uint32_t reps, const Recorder& prepare, const Recorder& work)
 {
     VkQueryPool queries = VK_NULL_HANDLE;
-    if (g.timestamps) {
+    if (g.timestampValidBits > 0) {
         VkQueryPoolCreateInfo qpi{};
         qpi.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO;
         qpi.queryType = VK_QUERY_TYPE_TIMESTAMP;
@@ -646,8 +470,6 @@ std::string speedup(double ours, double theirs)
     return text;
 }
 
-std::uint32_t mip(std::uint32_t e, std::uint32_t level) { return std::max(1u, e >> level); }
-
 // Copies levels [0, levels) of `image` (in TRANSFER_SRC_OPTIMAL) to a new host buffer, tightly
 // packed level after level, and returns the buffer with each level's offset.
 struct Readback {
@@ -660,7 +482,8 @@ Readback readLevels(const Gpu& g, const Image& image, std::uint32_t levels, std:
     std::vector<VkBufferImageCopy> regions(levels);
     VkDeviceSize total = 0;
     for (std::uint32_t l = 0; l < levels; ++l) {
-        const VkExtent3D e{mip(image.info.extent.width, l), mip(image.info.extent.height, l), 1};
+        const VkExtent2D level = vkfx::mipExtent({image.info.extent.width, image.info.extent.height}, l);
+        const VkExtent3D e{level.width, level.height, 1};
         regions[l] = {};
         regions[l].bufferOffset = total;
         regions[l].imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, l, 0, 1};
@@ -709,21 +532,14 @@ void mipChain(const Gpu& g, const vkfx::Device& dev, const Picture& input, std::
         region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
         region.imageExtent = {extent.width, extent.height, 1};
         for (const Image* im : {&image, &blitImage}) {
-            transition(cmd, im->image, 0, levels, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-                       VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0, VK_PIPELINE_STAGE_TRANSFER_BIT,
-                       VK_ACCESS_TRANSFER_WRITE_BIT);
+            example::imageBarrier(cmd, im->image, 0, levels, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0, VK_IMAGE_LAYOUT_UNDEFINED, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
             vkCmdCopyBufferToImage(cmd, upload.buffer, im->image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
         }
         // vkfx: level 0 is read (sampled), levels 1.. are written (storage, GENERAL).
-        transition(cmd, image.image, 0, 1, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
-                   VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                   VK_ACCESS_SHADER_READ_BIT);
-        transition(cmd, image.image, 1, levels - 1, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_GENERAL,
-                   VK_PIPELINE_STAGE_TRANSFER_BIT, 0, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT);
+        example::imageBarrier(cmd, image.image, 0, 1, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
+        example::imageBarrier(cmd, image.image, 1, levels - 1, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_IMAGE_LAYOUT_GENERAL);
         // The blit chain's image: every level a blit source once written.
-        transition(cmd, blitImage.image, 0, levels, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-                   VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
-                   VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
+        example::imageBarrier(cmd, blitImage.image, 0, levels, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
     });
 
     // The vkfx part: one Downsampler per format and reduction, one target per image.
@@ -744,19 +560,16 @@ void mipChain(const Gpu& g, const vkfx::Device& dev, const Picture& input, std::
     if (canBlit) {
         blitMs = timeGpu(g, reps, nullptr, [&](VkCommandBuffer cmd) {
             for (std::uint32_t l = 1; l < levels; ++l) {
-                transition(cmd, blitImage.image, l, 1, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-                           VK_PIPELINE_STAGE_TRANSFER_BIT, 0, VK_PIPELINE_STAGE_TRANSFER_BIT,
-                           VK_ACCESS_TRANSFER_WRITE_BIT);
+                example::imageBarrier(cmd, blitImage.image, l, 1, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, VK_IMAGE_LAYOUT_UNDEFINED, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
                 VkImageBlit blit{};
                 blit.srcSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, l - 1, 0, 1};
-                blit.srcOffsets[1] = {int(mip(extent.width, l - 1)), int(mip(extent.height, l - 1)), 1};
+                const VkExtent2D from = vkfx::mipExtent(extent, l - 1), to = vkfx::mipExtent(extent, l);
+                blit.srcOffsets[1] = {int(from.width), int(from.height), 1};
                 blit.dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, l, 0, 1};
-                blit.dstOffsets[1] = {int(mip(extent.width, l)), int(mip(extent.height, l)), 1};
+                blit.dstOffsets[1] = {int(to.width), int(to.height), 1};
                 vkCmdBlitImage(cmd, blitImage.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, blitImage.image,
                                VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &blit, VK_FILTER_LINEAR);
-                transition(cmd, blitImage.image, l, 1, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-                           VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_TRANSFER_BIT,
-                           VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
+                example::imageBarrier(cmd, blitImage.image, l, 1, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
             }
         });
     }
@@ -765,16 +578,14 @@ void mipChain(const Gpu& g, const vkfx::Device& dev, const Picture& input, std::
                 canBlit ? msText(blitMs).c_str() : "n/a (the format cannot be blitted with a linear filter here)");
 
     submit(g, [&](VkCommandBuffer cmd) {
-        transition(cmd, image.image, 0, 1, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-                   VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
-        transition(cmd, image.image, 1, levels - 1, VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-                   VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
-                   VK_ACCESS_TRANSFER_READ_BIT);
+        example::imageBarrier(cmd, image.image, 0, 1, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+        example::imageBarrier(cmd, image.image, 1, levels - 1, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
     });
     Readback rb = readLevels(g, image, levels, 4);
     std::vector<Picture> pictures;
     for (std::uint32_t l = 0; l < levels; ++l) {
-        Picture p(mip(extent.width, l), mip(extent.height, l));
+        const VkExtent2D e = vkfx::mipExtent(extent, l);
+        Picture p(e.width, e.height);
         std::memcpy(p.rgba.data(), static_cast<const std::uint8_t*>(rb.buffer.mapped) + rb.offsets[l], p.rgba.size());
         pictures.push_back(std::move(p));
     }
@@ -830,19 +641,13 @@ void depthPyramid(const Gpu& g, const vkfx::Device& dev, std::uint32_t reps, con
     Buffer upload = makeBuffer(g, depth.size() * sizeof(float), VK_BUFFER_USAGE_TRANSFER_SRC_BIT, true);
     std::memcpy(upload.mapped, depth.data(), depth.size() * sizeof(float));
     submit(g, [&](VkCommandBuffer cmd) {
-        transition(cmd, depthImage.image, 0, 1, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-                   VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
-                   VK_IMAGE_ASPECT_DEPTH_BIT);
+        example::imageBarrier(cmd, depthImage.image, 0, 1, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0, VK_IMAGE_LAYOUT_UNDEFINED, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_ASPECT_DEPTH_BIT);
         VkBufferImageCopy region{};
         region.imageSubresource = {VK_IMAGE_ASPECT_DEPTH_BIT, 0, 0, 1};
         region.imageExtent = {extent.width, extent.height, 1};
         vkCmdCopyBufferToImage(cmd, upload.buffer, depthImage.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
-        transition(cmd, depthImage.image, 0, 1, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-                   VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
-                   VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT, VK_IMAGE_ASPECT_DEPTH_BIT);
-        transition(cmd, pyramid.image, 0, levels, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_GENERAL,
-                   VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                   VK_ACCESS_SHADER_WRITE_BIT);
+        example::imageBarrier(cmd, depthImage.image, 0, 1, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_IMAGE_ASPECT_DEPTH_BIT);
+        example::imageBarrier(cmd, pyramid.image, 0, levels, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0, VK_IMAGE_LAYOUT_UNDEFINED, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_IMAGE_LAYOUT_GENERAL);
     });
 
     // Max: each pyramid texel holds the farthest depth it covers (conservative occlusion culling
@@ -867,9 +672,7 @@ void depthPyramid(const Gpu& g, const vkfx::Device& dev, std::uint32_t reps, con
     std::printf("  vkfx, one dispatch:          %s\n", msText(ms).c_str());
 
     submit(g, [&](VkCommandBuffer cmd) {
-        transition(cmd, pyramid.image, 0, levels, VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-                   VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
-                   VK_ACCESS_TRANSFER_READ_BIT);
+        example::imageBarrier(cmd, pyramid.image, 0, levels, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
     });
     Readback rb = readLevels(g, pyramid, levels, 4);
 
@@ -1036,19 +839,14 @@ void blurs(const Gpu& g, const vkfx::Device& dev, const Picture& input, std::uin
     std::memcpy(upload.mapped, linear.data(), bytes);
     Buffer readback = makeBuffer(g, 2 * bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, true);
     submit(g, [&](VkCommandBuffer cmd) {
-        transition(cmd, src.image, 0, 1, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-                   VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
+        example::imageBarrier(cmd, src.image, 0, 1, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0, VK_IMAGE_LAYOUT_UNDEFINED, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
         VkBufferImageCopy region{};
         region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
         region.imageExtent = {extent.width, extent.height, 1};
         vkCmdCopyBufferToImage(cmd, upload.buffer, src.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
-        transition(cmd, src.image, 0, 1, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
-                   VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                   VK_ACCESS_SHADER_READ_BIT);
+        example::imageBarrier(cmd, src.image, 0, 1, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
         for (const Image* im : {&dst, &mid, &dst2}) {
-            transition(cmd, im->image, 0, 1, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_GENERAL,
-                       VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                       VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+            example::imageBarrier(cmd, im->image, 0, 1, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0, VK_IMAGE_LAYOUT_UNDEFINED, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT, VK_IMAGE_LAYOUT_GENERAL);
         }
     });
 
@@ -1109,9 +907,7 @@ void blurs(const Gpu& g, const vkfx::Device& dev, const Picture& input, std::uin
         const TwoPassBlur::Push push{radius, static_cast<float>(-1.0 / (2.0 * double(sigma) * double(sigma)))};
         const double twoPassMs = timeGpu(g, reps, nullptr, [&](VkCommandBuffer cmd) {
             twoPass.record(g, cmd, 0, srcView, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, midView, extent, push);
-            transition(cmd, mid.image, 0, 1, VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_GENERAL,
-                       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
-                       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);
+            example::imageBarrier(cmd, mid.image, 0, 1, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT, VK_IMAGE_LAYOUT_GENERAL);
             twoPass.record(g, cmd, 1, midView, VK_IMAGE_LAYOUT_GENERAL, dst2View, extent, push);
         });
 
@@ -1120,14 +916,10 @@ void blurs(const Gpu& g, const vkfx::Device& dev, const Picture& input, std::uin
             region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
             region.imageExtent = {extent.width, extent.height, 1};
             for (const Image* im : {&dst, &dst2}) {
-                transition(cmd, im->image, 0, 1, VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-                           VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
-                           VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
+                example::imageBarrier(cmd, im->image, 0, 1, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
                 vkCmdCopyImageToBuffer(cmd, im->image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback.buffer, 1, &region);
                 region.bufferOffset += bytes;
-                transition(cmd, im->image, 0, 1, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_IMAGE_LAYOUT_GENERAL,
-                           VK_PIPELINE_STAGE_TRANSFER_BIT, 0, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                           VK_ACCESS_SHADER_WRITE_BIT);
+                example::imageBarrier(cmd, im->image, 0, 1, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_IMAGE_LAYOUT_GENERAL);
             }
             toHost(cmd);
         });
@@ -1279,6 +1071,7 @@ void usage()
 
 int main(int argc, char** argv)
 {
+    example::programName = "vkfx-demo";
     std::filesystem::path out = "vkfx-demo-out";
     std::string inputPath;
     for (int i = 1; i < argc; ++i) {
@@ -1331,8 +1124,6 @@ int main(int argc, char** argv)
     std::printf("wrote input.png, mips.png, depth-pyramid.png, blur.png, particles.png to %s/ (%.1f s)\n",
                 out.string().c_str(), seconds);
 
-    vkDestroyCommandPool(g.device, g.pool, nullptr);
-    vkDestroyDevice(g.device, nullptr);
-    vkDestroyInstance(g.instance, nullptr);
+    example::closeGpu(g);
     return 0;
 }

@@ -83,7 +83,7 @@ enum DownsampleRead : std::uint32_t {
 
 inline std::uint32_t mipExtent(std::uint32_t e, std::uint32_t level)
 {
-    return level >= 32 ? 1u : std::max(1u, e >> level);
+    return vkfx::mipExtent(VkExtent2D{e, 1u}, level).width;
 }
 
 // Scratch words of a dispatch: counters of the level-12 and level-18 blocks, then the published
