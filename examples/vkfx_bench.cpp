@@ -1,8 +1,8 @@
 // vkfx-bench: times vkfx's kernels against what an engine would use instead, on any Vulkan device.
 //
 //   vkfx-bench [downsample|sort|blur] [--device NAME] [--quick] [--reps N] [--warmup N]
-//              [--filter A,B,...] [--radii A,B,...] [--csv FILE] [--json FILE] [--no-evict]
-//              [--evict-mib N]
+//              [--filter A,B,...] [--radii A,B,...] [--sizes WxH,...] [--csv FILE]
+//              [--json FILE] [--no-evict] [--evict-mib N]
 //              [--pipeline-stats]
 //              [--copy-mib N] [--list] [--verbose]
 //
@@ -40,7 +40,8 @@
 //          the straightforward compute approach (examples/bench/chain.comp).
 // Level 0 holds hash noise (a constant image could be stored compressed). The layout transitions
 // an engine does before and after generating the chain are outside the timed region for every
-// method; the barriers between levels are inside it.
+// method; the barriers between levels are inside it. --sizes 1917x1079,4096x4096: every format's
+// rows at those sizes instead of the table's.
 //
 // Timing. Each workload is recorded `warmup + reps` times into one command buffer, each repetition
 // between two vkCmdWriteTimestamp(BOTTOM_OF_PIPE): the first is written once everything before it
