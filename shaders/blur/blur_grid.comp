@@ -134,6 +134,11 @@ void splitRange(int span, uint splits, uint split, out int begin, out int end)
 
 #if VKFX_BLUR_PASS == 1
 
+// Source reads an invocation issues together before adding up their taps. H200, RGBA8
+// 3840x2160, the whole method at sigma 64: 2 (one loop step of two taps) 150 us, 4 141, 8 128,
+// 16 133 (more registers).
+const uint kTapsInFlight = 8u;
+
 VEC fetch(int x, int y, int layer)
 {
     return VEC_FROM4(texelFetch(src, ivec3(pc.srcOffset + ivec2(x, y), layer), 0));
@@ -162,14 +167,14 @@ void main()
     [[unroll]] for (uint m = 0u; m < kPointsPerInvocation; ++m) acc[m] = VEC(0.0);
     if (!live) {
     } else if (y0 + tBegin >= 0 && y0 + tEnd <= height) {
+        // kTapsInFlight reads issued together, then their taps.
         int t = tBegin;
-        for (; t + 2 <= tEnd; t += 2) {
-            VEC a = fetch(x, y0 + t, layer);
-            VEC b = fetch(x, y0 + t + 1, layer);
-            VKFX_ACCUMULATE(acc, t, k, a);
-            VKFX_ACCUMULATE(acc, t + 1, k, b);
+        for (; t + int(kTapsInFlight) <= tEnd; t += int(kTapsInFlight)) {
+            VEC a[kTapsInFlight];
+            [[unroll]] for (uint u = 0u; u < kTapsInFlight; ++u) a[u] = fetch(x, y0 + t + int(u), layer);
+            [[unroll]] for (uint u = 0u; u < kTapsInFlight; ++u) VKFX_ACCUMULATE(acc, t + int(u), k, a[u]);
         }
-        if (t < tEnd) {
+        for (; t < tEnd; ++t) {
             VEC a = fetch(x, y0 + t, layer);
             VKFX_ACCUMULATE(acc, t, k, a);
         }
@@ -312,6 +317,9 @@ VEC loadVec(uint word)
 }
 
 const uint kVecWords = uint(VKFX_CHANNELS);
+// Output rows of one grid interval an invocation interpolates together (independent of each
+// other, so their arithmetic and stores overlap).
+const uint kRowsAtOnce = 4u;
 
 // Cubic Lagrange weights of nodes -1, 0, 1, 2 at t in [0, 1).
 vec4 lagrange(float t)
@@ -345,8 +353,7 @@ void main()
     }
     barrier();
 
-    // Each invocation: one column, outRows / 4 consecutive rows. A window of 4 values
-    // interpolated across x at consecutive grid rows slides down with the rows.
+    // Each invocation: one column, outRows / 4 consecutive rows.
     int x = x0 + int(tid % kOutCols);
     if (x >= width) return;
     int fx = floorDiv(x, kx);
@@ -355,28 +362,46 @@ void main()
     uint rowsPer = pc.outRows / 4u;
     int yStart = y0 + int((tid / kOutCols) * rowsPer);
     int yEnd = min(yStart + int(rowsPer), height);
-    VEC win[4];
-    int winRow = -0x7fffffff; // grid row of win[0], relative to gyLo
+    if (yStart >= yEnd) return;
 #define ACROSS(gyi) (cx.x * loadVec(uint((gyi) * nx + colBase) * kVecWords) +                   \
                      cx.y * loadVec(uint((gyi) * nx + colBase + 1) * kVecWords) +               \
                      cx.z * loadVec(uint((gyi) * nx + colBase + 2) * kVecWords) +               \
                      cx.w * loadVec(uint((gyi) * nx + colBase + 3) * kVecWords))
-    for (int y = yStart; y < yEnd; ++y) {
-        int fy = floorDiv(y, ky);
-        int first = fy - 1 - gyLo;
-        if (first == winRow + 1) {
+    // Row y lies ry rows below grid row fy; the window holds the 4 grid rows from fy - 1,
+    // interpolated across x, and slides down one grid row each time ry wraps (no division per
+    // row, and the rows of one grid interval are independent).
+    int fy = floorDiv(yStart, ky);
+    int ry = yStart - fy * ky;
+    int first = fy - 1 - gyLo; // window row 0, relative to gyLo
+    float invKy = 1.0 / float(ky);
+    VEC win[4];
+    [[unroll]] for (int n = 0; n < 4; ++n) win[n] = ACROSS(first + n);
+#define ROW(yy, rr)                                                                                \
+    {                                                                                              \
+        vec4 cy = lagrange(float(rr) * invKy);                                                     \
+        VEC v = cy.x * win[0] + cy.y * win[1] + cy.z * win[2] + cy.w * win[3];                     \
+        imageStore(dst, ivec3(pc.dstOffset + ivec2(x, yy), int(layer)), encode(v));                \
+    }
+    for (int y = yStart; y < yEnd;) {
+        if (ry == ky) {
+            ry = 0;
+            ++first;
             win[0] = win[1];
             win[1] = win[2];
             win[2] = win[3];
             win[3] = ACROSS(first + 3);
-        } else if (first != winRow) {
-            [[unroll]] for (int n = 0; n < 4; ++n) win[n] = ACROSS(first + n);
         }
-        winRow = first;
-        vec4 cy = lagrange(float(y - fy * ky) / float(ky));
-        VEC v = cy.x * win[0] + cy.y * win[1] + cy.z * win[2] + cy.w * win[3];
-        imageStore(dst, ivec3(pc.dstOffset + ivec2(x, y), int(layer)), encode(v));
+        // The rows of this grid interval: kRowsAtOnce at a time (independent of each other).
+        int run = min(ky - ry, yEnd - y);
+        int i = 0;
+        for (; i + int(kRowsAtOnce) <= run; i += int(kRowsAtOnce)) {
+            [[unroll]] for (int u = 0; u < int(kRowsAtOnce); ++u) ROW(y + i + u, ry + i + u)
+        }
+        for (; i < run; ++i) ROW(y + i, ry + i)
+        y += run;
+        ry += run;
     }
+#undef ROW
 #undef ACROSS
 }
 
