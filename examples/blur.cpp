@@ -22,19 +22,10 @@ int main()
     // The images: the source is sampled by vkfx, the destination written as a storage image.
     const VkExtent2D extent{640, 480};
     const VkFormat format = VK_FORMAT_R8G8B8A8_UNORM;
-    VkImageCreateInfo si{};
-    si.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO;
-    si.imageType = VK_IMAGE_TYPE_2D;
-    si.format = format;
-    si.extent = {extent.width, extent.height, 1};
-    si.mipLevels = 1;
-    si.arrayLayers = 1;
-    si.samples = VK_SAMPLE_COUNT_1_BIT;
-    si.usage = VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
-    VkImageCreateInfo di = si;
-    di.usage = VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
-    example::Image source = example::createImage(g, si);
-    example::Image destination = example::createImage(g, di);
+    example::Image source =
+        example::createImage(g, format, extent, 1, VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT);
+    example::Image destination =
+        example::createImage(g, format, extent, 1, VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT);
 
     // One staging buffer: the source in, the result out. The source: squares with hard edges.
     const std::uint32_t w = extent.width, h = extent.height;
@@ -54,11 +45,11 @@ int main()
     example::check(vkfx::Blurrer::create(dev, {.format = format}, &blurrer), "vkfx::Blurrer::create");
     vkfx::BlurTarget from, to;
     example::check(vkfx::BlurTarget::create(dev, {.image = source.image, .format = format, .extent = extent,
-                                                  .usage = si.usage},
+                                                  .usage = source.info.usage},
                                             &from),
                    "vkfx::BlurTarget::create (source)");
     example::check(vkfx::BlurTarget::create(dev, {.image = destination.image, .format = format,
-                                                  .extent = extent, .usage = di.usage},
+                                                  .extent = extent, .usage = destination.info.usage},
                                             &to),
                    "vkfx::BlurTarget::create (destination)");
     // The whole image; radius ceil(3 sigma) = 9. (A Gaussian from sigma 6 up would take the

@@ -55,18 +55,11 @@ int main()
     const VkExtent2D extent{1000, 700};
     const VkFormat format = VK_FORMAT_R8G8B8A8_SRGB;
     const std::uint32_t levels = vkfx::fullMipLevels(extent); // the full chain, down to 1x1
-    VkImageCreateInfo ii{};
-    ii.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO;
-    ii.flags = VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT | VK_IMAGE_CREATE_EXTENDED_USAGE_BIT;
-    ii.imageType = VK_IMAGE_TYPE_2D;
-    ii.format = format;
-    ii.extent = {extent.width, extent.height, 1};
-    ii.mipLevels = levels;
-    ii.arrayLayers = 1;
-    ii.samples = VK_SAMPLE_COUNT_1_BIT;
-    ii.usage = VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
-               VK_IMAGE_USAGE_TRANSFER_DST_BIT;
-    example::Image image = example::createImage(g, ii);
+    example::Image image =
+        example::createImage(g, format, extent, levels,
+                             VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_STORAGE_BIT |
+                                 VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+                             VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT | VK_IMAGE_CREATE_EXTENDED_USAGE_BIT);
 
     // One staging buffer: level 0 in, levels 1.. out, each at its own offset.
     std::vector<VkBufferImageCopy> regions(levels);
@@ -95,7 +88,7 @@ int main()
     vkfx::DownsampleTarget target;
     example::check(vkfx::DownsampleTarget::create(dev, {.image = image.image, .format = format,
                                                         .extent = extent, .mipLevels = levels,
-                                                        .usage = ii.usage, .flags = ii.flags},
+                                                        .usage = image.info.usage, .flags = image.info.flags},
                                                   &target),
                    "vkfx::DownsampleTarget::create");
 

@@ -206,6 +206,23 @@ inline Image createImage(const Gpu& g, const VkImageCreateInfo& info)
     return im;
 }
 
+// A 2D image of one layer, optimal tiling, one sample.
+inline Image createImage(const Gpu& g, VkFormat format, VkExtent2D extent, std::uint32_t levels,
+                         VkImageUsageFlags usage, VkImageCreateFlags flags = 0)
+{
+    VkImageCreateInfo info{};
+    info.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO;
+    info.flags = flags;
+    info.imageType = VK_IMAGE_TYPE_2D;
+    info.format = format;
+    info.extent = {extent.width, extent.height, 1};
+    info.mipLevels = levels;
+    info.arrayLayers = 1;
+    info.samples = VK_SAMPLE_COUNT_1_BIT;
+    info.usage = usage;
+    return createImage(g, info);
+}
+
 inline void destroy(const Gpu& g, Image& im)
 {
     vkDestroyImage(g.device, im.image, nullptr);

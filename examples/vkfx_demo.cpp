@@ -329,6 +329,7 @@ Gpu openGpu()
 using example::Buffer;
 using example::destroy;
 using example::Image;
+using example::createImage;
 
 // A device-local buffer, or (host = true) a host-visible, coherent, mapped one.
 Buffer makeBuffer(const Gpu& g, VkDeviceSize size, VkBufferUsageFlags usage, bool host)
@@ -336,23 +337,6 @@ Buffer makeBuffer(const Gpu& g, VkDeviceSize size, VkBufferUsageFlags usage, boo
     return example::createBuffer(g, size, usage,
                                  host ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT
                                       : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
-}
-
-// A 2D image of one layer.
-Image makeImage(const Gpu& g, VkFormat format, VkExtent2D extent, std::uint32_t levels, VkImageUsageFlags usage,
-                VkImageCreateFlags flags = 0)
-{
-    VkImageCreateInfo info{};
-    info.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO;
-    info.flags = flags;
-    info.imageType = VK_IMAGE_TYPE_2D;
-    info.format = format;
-    info.extent = {extent.width, extent.height, 1};
-    info.mipLevels = levels;
-    info.arrayLayers = 1;
-    info.samples = VK_SAMPLE_COUNT_1_BIT;
-    info.usage = usage;
-    return example::createImage(g, info);
 }
 
 VkImageView makeView(const Gpu& g, const Image& im, VkFormat format, VkImageViewType type)
@@ -513,12 +497,12 @@ void mipChain(const Gpu& g, const vkfx::Device& dev, const Picture& input, std::
 
     // vkfx reads sRGB levels through an sRGB view and writes them through a UNORM one, hence
     // MUTABLE_FORMAT | EXTENDED_USAGE (sRGB formats are not storage formats).
-    Image image = makeImage(g, format, extent, levels,
-                            VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
-                                VK_IMAGE_USAGE_TRANSFER_DST_BIT,
-                            VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT | VK_IMAGE_CREATE_EXTENDED_USAGE_BIT);
+    Image image = createImage(g, format, extent, levels,
+                              VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
+                                  VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+                              VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT | VK_IMAGE_CREATE_EXTENDED_USAGE_BIT);
     // The baseline: the same chain by vkCmdBlitImage, level by level (linear filter).
-    Image blitImage = makeImage(g, format, extent, levels, VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT);
+    Image blitImage = createImage(g, format, extent, levels, VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT);
     VkFormatProperties fp;
     vkGetPhysicalDeviceFormatProperties(g.physical, format, &fp);
     const VkFormatFeatureFlags blitFeatures = VK_FORMAT_FEATURE_BLIT_SRC_BIT | VK_FORMAT_FEATURE_BLIT_DST_BIT |
@@ -634,10 +618,10 @@ void depthPyramid(const Gpu& g, const vkfx::Device& dev, std::uint32_t reps, con
     std::fflush(stdout);
     const std::vector<float> depth = depthScene(extent.width, extent.height);
 
-    Image depthImage = makeImage(g, VK_FORMAT_D32_SFLOAT, extent, 1,
-                                 VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT);
-    Image pyramid = makeImage(g, VK_FORMAT_R32_SFLOAT, extent, levels,
-                              VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT);
+    Image depthImage = createImage(g, VK_FORMAT_D32_SFLOAT, extent, 1,
+                                   VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT);
+    Image pyramid = createImage(g, VK_FORMAT_R32_SFLOAT, extent, levels,
+                                VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT);
     Buffer upload = makeBuffer(g, depth.size() * sizeof(float), VK_BUFFER_USAGE_TRANSFER_SRC_BIT, true);
     std::memcpy(upload.mapped, depth.data(), depth.size() * sizeof(float));
     submit(g, [&](VkCommandBuffer cmd) {
@@ -832,8 +816,8 @@ void blurs(const Gpu& g, const vkfx::Device& dev, const Picture& input, std::uin
     }
     const VkImageUsageFlags usage = VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_STORAGE_BIT |
                                     VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
-    Image src = makeImage(g, format, extent, 1, usage), dst = makeImage(g, format, extent, 1, usage);
-    Image mid = makeImage(g, format, extent, 1, usage), dst2 = makeImage(g, format, extent, 1, usage);
+    Image src = createImage(g, format, extent, 1, usage), dst = createImage(g, format, extent, 1, usage);
+    Image mid = createImage(g, format, extent, 1, usage), dst2 = createImage(g, format, extent, 1, usage);
     const VkDeviceSize bytes = linear.size() * sizeof(std::uint16_t);
     Buffer upload = makeBuffer(g, bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, true);
     std::memcpy(upload.mapped, linear.data(), bytes);
