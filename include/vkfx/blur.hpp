@@ -335,6 +335,9 @@ private:
     VkPipelineLayout m_gridPipelineLayout = VK_NULL_HANDLE;
     VkPipeline m_gridPasses[3] = {};
     std::uint32_t m_gridStageVecs = 0; // values pass 2 can stage in shared memory
+    // Pass 2 for small kernels (a small weight table, a 16 KiB stage); null where it does not fit.
+    VkPipeline m_gridSmallPass2 = VK_NULL_HANDLE;
+    std::uint32_t m_gridSmallStageVecs = 0;
 };
 
 } // namespace vkfx

@@ -39,8 +39,10 @@ layout(constant_id = 0) const bool kSrgb = false;
 // Pass 2: 32-bit words of shared memory for a staged run of V; pass 3: for the grid points of a
 // tile (both sized by the host).
 layout(constant_id = 1) const uint kSharedWords = 1024u;
-// Largest radius (the weight table of passes 1 and 2).
-const uint kMaxRadius = 1024u;
+// The weight table of passes 1 and 2 holds radii up to kTableRadius and spacings up to
+// kTableStep (pass 2 has a second pipeline with a small table for small kernels).
+layout(constant_id = 2) const uint kTableRadius = 1024u;
+layout(constant_id = 3) const uint kTableStep = 113u;
 
 layout(set = 0, binding = 0) uniform sampler2DArray src;
 VKFX_DST_LAYOUT(1) uniform writeonly image2DArray dst;
@@ -76,12 +78,10 @@ VEC constantColor() { return VEC_FROM4(pc.borderColor); }
 // Grid points per invocation: 4 consecutive grid rows (pass 1) or columns (pass 2), whose tap
 // windows overlap: one read of a tap serves all 4.
 const uint kPointsPerInvocation = 4u;
-// The largest spacing: radius 1024 at sigma (1024 + 1) / 3.
-const uint kMaxStep = 113u;
 
 // The weights of one axis, padded with 3 k zeros each side: sWeight[u] is the weight of tap
 // u - 3 k (0 .. 2 r), 0 outside, for u in 0 .. 2 r + 6 k.
-shared float sWeight[2u * kMaxRadius + 1u + 6u * kMaxStep];
+shared float sWeight[2u * kTableRadius + 1u + 6u * kTableStep];
 shared VEC sPart[kGroupSize];
 
 // sWeight for an axis; the caller's barrier makes it visible.

@@ -110,12 +110,28 @@ constexpr std::uint32_t kBlurGridColumns = 32;
 constexpr std::uint32_t kBlurGridRows = 8;
 constexpr std::uint32_t kBlurGridPoints = 4; // grid points per invocation of passes 1 and 2
 constexpr std::uint32_t kBlurGridOutCols = 64;
-// The largest grid spacing (blur_grid.comp's kMaxStep, its padded weight table): floor(sigma / 3)
+// The largest grid spacing (blur_grid.comp's kTableStep, its padded weight table): floor(sigma / 3)
 // for radius kMaxDecimatedRadius >= floor(3 sigma).
 constexpr std::uint32_t kBlurGridMaxStep = 113;
-// Bytes of blur_grid.comp's weight table (sWeight: 2 kMaxRadius + 1 weights padded with 3
-// kMaxStep zeros each side), which passes 1 and 2 declare.
-constexpr std::uint32_t kBlurGridWeightBytes = (2 * Blurrer::kMaxDecimatedRadius + 1 + 6 * kBlurGridMaxStep) * 4;
+// Bytes of blur_grid.comp's weight table (sWeight: 2 r + 1 weights padded with 3 k zeros each
+// side, for the largest radius r and spacing k its pipeline takes), which passes 1 and 2 declare.
+constexpr std::uint32_t blurGridWeightBytes(std::uint32_t radius, std::uint32_t step)
+{
+    return (2 * radius + 1 + 6 * step) * 4;
+}
+constexpr std::uint32_t kBlurGridWeightBytes = blurGridWeightBytes(Blurrer::kMaxDecimatedRadius, kBlurGridMaxStep);
+// Pass 2 for small kernels: a second pipeline whose weight table holds radii up to 128 (spacing
+// up to 14 = floor(43 / 3): a radius of 128 or less is decimated up to sigma 43) and whose stage
+// is 16 KiB, 21.3 KiB of shared memory in all for four-channel formats instead of 47 (more
+// workgroups per SM, and under the 23.5 KiB line of kBlurTileCliffBytes). It is taken where the
+// horizontal spacing is 2 or 3. H100, the whole method, median us, before / after: RGBA8
+// 3840x2160 sigma 10.7 (Auto r = 32) 193.6 / 189.1, sigma 8 274.1 / 268.9; 1920x1080 72.7 / 66.2
+// and 82.8 / 80.6; RGBA16F 3840x2160 215.6 / 212.2 and 287.2 / 283.0, 1920x1080 sigma 10.7 83.6
+// / 77.6. A probe that took it at spacing 7 too was 4% slower there (144.7 -> 150.5).
+constexpr std::uint32_t kBlurGridSmallRadius = 128;
+constexpr std::uint32_t kBlurGridSmallStep = 14;
+constexpr std::uint32_t kBlurGridSmallStageBytes = 16u * 1024u;
+constexpr std::uint32_t kBlurGridSmallMaxSpacing = 3;
 // Bytes of one value of V and F in scratch and shared memory (fp32; blur_grid.comp's VEC).
 inline std::uint32_t blurGridVecBytes(const BlurFormat& format) { return format.channels == 1 ? 4u : 16u; }
 
@@ -456,6 +472,8 @@ inline void Blurrer::swap(Blurrer& other) noexcept
     std::swap(m_gridPipelineLayout, other.m_gridPipelineLayout);
     std::swap(m_gridPasses, other.m_gridPasses);
     std::swap(m_gridStageVecs, other.m_gridStageVecs);
+    std::swap(m_gridSmallPass2, other.m_gridSmallPass2);
+    std::swap(m_gridSmallStageVecs, other.m_gridSmallStageVecs);
 }
 
 inline void Blurrer::destroy()
@@ -478,6 +496,9 @@ inline void Blurrer::destroy()
         if (p) f.vkDestroyPipeline(d, p, a);
         p = VK_NULL_HANDLE;
     }
+    if (m_gridSmallPass2) f.vkDestroyPipeline(d, m_gridSmallPass2, a);
+    m_gridSmallPass2 = VK_NULL_HANDLE;
+    m_gridSmallStageVecs = 0;
     if (m_gridPipelineLayout) f.vkDestroyPipelineLayout(d, m_gridPipelineLayout, a);
     if (m_gridSetLayout) f.vkDestroyDescriptorSetLayout(d, m_gridSetLayout, a);
     if (m_pipelineLayout) f.vkDestroyPipelineLayout(d, m_pipelineLayout, a);
@@ -526,9 +547,8 @@ inline VkResult Blurrer::create(const Device& device, const BlurrerCreateInfo& i
     r = detail::createPushLayouts(device, fn, bindings, 2, sizeof(detail::BlurPush), &b.m_setLayout, &b.m_pipelineLayout);
     if (r != VK_SUCCESS) return r;
 
-    // Both kernels' specialization constants: 0 = sRGB, 1 = shared-memory slots (blur.comp's
-    // texels, blur_grid.comp's words).
-    // blur.comp also: 2 = outputs per invocation.
+    // blur.comp's specialization constants: 0 = sRGB, 1 = shared-memory texel slots, 2 = outputs
+    // per invocation (blur_grid.comp's: GridSpec below).
     struct Spec {
         VkBool32 srgb;
         std::uint32_t shared;
@@ -537,7 +557,6 @@ inline VkResult Blurrer::create(const Device& device, const BlurrerCreateInfo& i
     const VkSpecializationMapEntry entries[3] = {{0, offsetof(Spec, srgb), sizeof(VkBool32)},
                                                  {1, offsetof(Spec, shared), sizeof(std::uint32_t)},
                                                  {2, offsetof(Spec, outputs), sizeof(std::uint32_t)}};
-    const VkSpecializationInfo specInfo{2, entries, sizeof(Spec), &spec};
     const VkSpecializationInfo directSpecInfo{3, entries, sizeof(Spec), &spec};
 
     const std::uint32_t budgets[kBudgets] = {16u * 1024u, 24u * 1024u, 48u * 1024u};
@@ -606,10 +625,36 @@ inline VkResult Blurrer::create(const Device& device, const BlurrerCreateInfo& i
     const std::uint32_t pass2Fixed = detail::kBlurGridWeightBytes + detail::kBlurGridGroupSize * vecBytes;
     b.m_gridStageVecs = sharedBytes > pass2Fixed ? std::min(detail::kBlurGridStageBytes, sharedBytes - pass2Fixed) / vecBytes : 0;
     b.m_gridStageVecs = std::min(b.m_gridStageVecs, detail::kBlurGridStageValues);
+    // blur_grid.comp's specialization constants: 0 sRGB, 1 shared words, 2 and 3 the weight
+    // table's largest radius and spacing.
+    struct GridSpec {
+        VkBool32 srgb;
+        std::uint32_t shared;
+        std::uint32_t tableRadius;
+        std::uint32_t tableStep;
+    } gridSpec{spec.srgb, 0, Blurrer::kMaxDecimatedRadius, detail::kBlurGridMaxStep};
+    const VkSpecializationMapEntry gridEntries[4] = {{0, offsetof(GridSpec, srgb), sizeof(VkBool32)},
+                                                     {1, offsetof(GridSpec, shared), sizeof(std::uint32_t)},
+                                                     {2, offsetof(GridSpec, tableRadius), sizeof(std::uint32_t)},
+                                                     {3, offsetof(GridSpec, tableStep), sizeof(std::uint32_t)}};
+    const VkSpecializationInfo gridSpecInfo{4, gridEntries, sizeof(GridSpec), &gridSpec};
     for (int pass = 0; pass < 3; ++pass) {
-        spec.shared = pass == 1 ? std::max(b.m_gridStageVecs, 1u) * (vecBytes / 4) : detail::kBlurGridSharedBytes / 4;
-        r = detail::createComputePipeline(device, fn, fmt->gridCode[pass], fmt->gridBytes[pass], &specInfo,
+        gridSpec.shared = pass == 1 ? std::max(b.m_gridStageVecs, 1u) * (vecBytes / 4) : detail::kBlurGridSharedBytes / 4;
+        r = detail::createComputePipeline(device, fn, fmt->gridCode[pass], fmt->gridBytes[pass], &gridSpecInfo,
                                           b.m_gridPipelineLayout, &b.m_gridPasses[pass]);
+        if (r != VK_SUCCESS) return r;
+    }
+    // Pass 2 for small kernels (kBlurGridSmallRadius), where the device's shared memory holds its stage.
+    const std::uint32_t smallFixed =
+        detail::blurGridWeightBytes(detail::kBlurGridSmallRadius, detail::kBlurGridSmallStep) +
+        detail::kBlurGridGroupSize * vecBytes;
+    if (sharedBytes >= smallFixed + detail::kBlurGridSmallStageBytes) {
+        b.m_gridSmallStageVecs = std::min(detail::kBlurGridSmallStageBytes / vecBytes, detail::kBlurGridStageValues);
+        gridSpec.shared = b.m_gridSmallStageVecs * (vecBytes / 4);
+        gridSpec.tableRadius = detail::kBlurGridSmallRadius;
+        gridSpec.tableStep = detail::kBlurGridSmallStep;
+        r = detail::createComputePipeline(device, fn, fmt->gridCode[1], fmt->gridBytes[1], &gridSpecInfo,
+                                          b.m_gridPipelineLayout, &b.m_gridSmallPass2);
         if (r != VK_SUCCESS) return r;
     }
     *blurrer = std::move(b);
@@ -631,6 +676,7 @@ struct Blurrer::Plan {
     // Decimated
     detail::BlurGridLayout grid;
     float norm[2] = {};
+    VkPipeline gridPass2 = VK_NULL_HANDLE; // pass 2's pipeline (the small-kernel one or the general one)
 };
 
 inline VkResult Blurrer::plan(const BlurInfo& info, const char* fn, bool withScratch, Plan* out) const
@@ -823,8 +869,13 @@ inline VkResult Blurrer::plan(const BlurInfo& info, const char* fn, bool withScr
         groupsFit = fits(p.layout.groupsX, p.layout.groupsY);
     } else {
         for (int a = 0; a < 2; ++a) p.norm[a] = static_cast<float>(1.0 / detail::gaussianSum(sigma[a], p.radius[a]));
+        // Pass 2's small-kernel pipeline where the horizontal spacing is small (see kBlurGridSmallMaxSpacing).
+        const bool small = m_gridSmallPass2 && p.radius[0] <= detail::kBlurGridSmallRadius &&
+                           detail::blurGridStep(sigma[0], p.radius[0]) <= detail::kBlurGridSmallMaxSpacing;
+        p.gridPass2 = small ? m_gridSmallPass2 : m_gridPasses[1];
         p.grid = detail::blurGridLayout(extent, p.layers, p.radius[0], p.radius[1], sigma[0], sigma[1],
-                                        *detail::findBlurFormat(m_info.format), m_gridStageVecs);
+                                        *detail::findBlurFormat(m_info.format),
+                                        small ? m_gridSmallStageVecs : m_gridStageVecs);
         if (p.grid.scratchBytes > limits.maxStorageBufferRange && autoDecimated) {
             BlurInfo direct = info;
             direct.method = BlurMethod::Direct;
@@ -972,7 +1023,7 @@ inline VkResult Blurrer::record(VkCommandBuffer cmd, const BlurInfo& info) const
     for (int pass = 1; pass < 3; ++pass) {
         f.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 0,
                                nullptr, 1, &barrier, 0, nullptr);
-        f.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, m_gridPasses[pass]);
+        f.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pass == 1 ? p.gridPass2 : m_gridPasses[pass]);
         f.vkCmdDispatch(cmd, g.groups[pass][0], g.groups[pass][1], p.layers);
     }
     return VK_SUCCESS;
