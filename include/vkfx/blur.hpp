@@ -243,7 +243,8 @@ public:
 
     // Creates the pipelines for one format (the Direct method's per shared-memory budget, for
     // RGBA16F one more for radii 1 and 2, and its tiles' per radius up to 13, 11 or 2; the
-    // Decimated method's three passes). Errors:
+    // Decimated method's three passes, and a second horizontal pass for kernels of radius up to
+    // 128 where the device's shared memory holds its 18-21 KiB). Errors:
     // VK_ERROR_FORMAT_NOT_SUPPORTED (format not in the list above, or the device cannot sample /
     // store it), VK_ERROR_FEATURE_NOT_PRESENT (B8G8R8A8 without
     // shaderStorageImageWriteWithoutFormat, R8_UNORM without shaderStorageImageExtendedFormats,
