@@ -15,8 +15,11 @@
 // against, in the same run on the same images, the two-pass blur engines write today: a
 // compute pass that blurs horizontally (one texel per invocation, 2r + 1 texelFetch taps, 16x16
 // workgroups) into an intermediate image of the format, an image barrier, and the vertical pass
-// into the destination (examples/bench/blur2.comp). Each row gives both medians, vkfx's minimum
-// and speed-up, and vkfx's place under a roofline: the bandwidth time (the image read once and
+// into the destination (examples/bench/blur2.comp); and, as a reference, the same images copied
+// source to destination through texelFetch and imageStore, each texel once, the instructions
+// vkfx's kernels read and write images with (examples/bench/image_copy.comp). Each row gives the
+// three medians, vkfx's minimum, its speed-up over the two-pass blur and its time in image copies,
+// and vkfx's place under a roofline: the bandwidth time (the image read once and
 // written once at the copy ceiling), the arithmetic time (2 (2r + 1) FMAs per channel per texel
 // at the FMA rate, measured in the same run by examples/bench/fma.comp and printed in the
 // header), their maximum and that over vkfx's median. Rows: "blur rgba8 3840x2160 r8".
@@ -77,6 +80,7 @@
 
 #include <vkfx/spirv/bench.hpp>
 #include <vkfx/spirv/bench_blur2.hpp>
+#include <vkfx/spirv/bench_image_copy.hpp>
 #include <vkfx/spirv/bench_chain.hpp>
 #include <vkfx/spirv/bench_fill.hpp>
 #include <vkfx/spirv/bench_fma.hpp>
@@ -107,6 +111,8 @@ constexpr std::uint32_t kCopyUnroll = 4;      // kUnroll of copy.comp
 constexpr std::uint32_t kTile = 8;            // local size of chain.comp and fill.comp
 constexpr std::uint32_t kBlur2Tile = 16;      // local size of blur2.comp
 constexpr std::uint32_t kBlur2MaxRadius = 1024; // kMaxRadius of blur2.comp
+constexpr std::uint32_t kImageCopyColumns = 64;  // a workgroup's texels in image_copy.comp
+constexpr std::uint32_t kImageCopyRows = 32;
 // fma.comp: local_size_x, and FMAs per invocation per iteration (kUnroll * kChains * 4).
 constexpr std::uint32_t kFmaGroupSize = 256;
 constexpr std::uint32_t kFmaPerIteration = 8 * 4 * 4;
@@ -117,6 +123,7 @@ constexpr double kFmaTargetUs = 2000; // the FMA grid grows until a repetition t
 struct Blur2Push {
     std::uint32_t radius;
     float weightScale; // -1 / (2 sigma^2)
+    std::int32_t size[2];
 };
 struct FmaPush {
     std::uint32_t iterations;
@@ -530,6 +537,7 @@ class Runner {
                            bool *decimated);
     Timing measureTwoPass(const BlurCase &c, const TestImage &src, const TestImage &mid,
                           const TestImage &dst);
+    Timing measureImageCopy(const BlurCase &c, const TestImage &src, const TestImage &dst);
 
     Gpu &m_gpu;
     Options m_options;
@@ -538,6 +546,7 @@ class Runner {
     Kernel m_keys;
     Kernel m_chainRgba8, m_chainSrgb8, m_chainRgba16f, m_chainR32fAvg, m_chainR32fMin;
     Kernel m_blur2[2][2]; // blur2.comp: [RGBA8, RGBA16F][horizontal, vertical]
+    Kernel m_imageCopy[2]; // image_copy.comp: RGBA8, RGBA16F
     Kernel m_fma;
     Buffer m_evictSrc, m_evictDst;
     VkQueryPool m_queries = VK_NULL_HANDLE;
@@ -563,15 +572,15 @@ Runner::Runner(Gpu &gpu, const Options &options) : m_gpu(gpu), m_options(options
     m_fill[2] = createKernel(gpu, bench_fill_r32f, sizeof(bench_fill_r32f), {kStorage}, 12, "fill");
     m_keys = createKernel(gpu, bench_keys_fill, sizeof(bench_keys_fill), {kBuf}, 12, "keys");
     m_chainRgba8 = createKernel(gpu, bench_chain_rgba8_avg, sizeof(bench_chain_rgba8_avg),
-                                {kSampled, kStorage}, 8, "chain");
+                                {kSampled, kStorage}, 16, "chain");
     m_chainSrgb8 = createKernel(gpu, bench_chain_srgb8_avg, sizeof(bench_chain_srgb8_avg),
-                                {kSampled, kStorage}, 8, "chain");
+                                {kSampled, kStorage}, 16, "chain");
     m_chainRgba16f = createKernel(gpu, bench_chain_rgba16f_avg, sizeof(bench_chain_rgba16f_avg),
-                                  {kSampled, kStorage}, 8, "chain");
+                                  {kSampled, kStorage}, 16, "chain");
     m_chainR32fAvg = createKernel(gpu, bench_chain_r32f_avg, sizeof(bench_chain_r32f_avg),
-                                  {kSampled, kStorage}, 8, "chain");
+                                  {kSampled, kStorage}, 16, "chain");
     m_chainR32fMin = createKernel(gpu, bench_chain_r32f_min, sizeof(bench_chain_r32f_min),
-                                  {kSampled, kStorage}, 8, "chain");
+                                  {kSampled, kStorage}, 16, "chain");
     m_blur2[0][0] = createKernel(gpu, bench_blur2_rgba8_x, sizeof(bench_blur2_rgba8_x),
                                  {kSampled, kStorage}, sizeof(Blur2Push), "blur2");
     m_blur2[0][1] = createKernel(gpu, bench_blur2_rgba8_y, sizeof(bench_blur2_rgba8_y),
@@ -580,6 +589,10 @@ Runner::Runner(Gpu &gpu, const Options &options) : m_gpu(gpu), m_options(options
                                  {kSampled, kStorage}, sizeof(Blur2Push), "blur2");
     m_blur2[1][1] = createKernel(gpu, bench_blur2_rgba16f_y, sizeof(bench_blur2_rgba16f_y),
                                  {kSampled, kStorage}, sizeof(Blur2Push), "blur2");
+    m_imageCopy[0] = createKernel(gpu, bench_image_copy_rgba8, sizeof(bench_image_copy_rgba8),
+                                  {kSampled, kStorage}, 8, "image copy");
+    m_imageCopy[1] = createKernel(gpu, bench_image_copy_rgba16f, sizeof(bench_image_copy_rgba16f),
+                                  {kSampled, kStorage}, 8, "image copy");
     m_fma =
         createKernel(gpu, bench_fma_rate, sizeof(bench_fma_rate), {kBuf}, sizeof(FmaPush), "fma");
 
@@ -611,7 +624,8 @@ Runner::~Runner() {
         vkDestroyQueryPool(m_gpu.device, m_queries, nullptr);
     for (Kernel *k : {&m_copy, &m_fill[0], &m_fill[1], &m_fill[2], &m_keys, &m_chainRgba8,
                       &m_chainSrgb8, &m_chainRgba16f, &m_chainR32fAvg, &m_chainR32fMin,
-                      &m_blur2[0][0], &m_blur2[0][1], &m_blur2[1][0], &m_blur2[1][1], &m_fma}) {
+                      &m_blur2[0][0], &m_blur2[0][1], &m_blur2[1][0], &m_blur2[1][1],
+                      &m_imageCopy[0], &m_imageCopy[1], &m_fma}) {
         destroyKernel(m_gpu, *k);
     }
 }
@@ -983,7 +997,7 @@ Timing Runner::measureChain(const Case &c, const TestImage &image, std::uint32_t
             m_gpu.vkfx.fn().vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k.layout,
                                                       0, 2, writes);
             const std::uint32_t w = mipExtent(c.width, level), h = mipExtent(c.height, level);
-            const std::uint32_t push[2] = {w, h};
+            const std::uint32_t push[4] = {w, h, mipExtent(c.width, level - 1), mipExtent(c.height, level - 1)};
             vkCmdPushConstants(cmd, k.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), push);
             vkCmdDispatch(cmd, (w + kTile - 1) / kTile, (h + kTile - 1) / kTile, c.layers);
             if (level + 1 < levels) {
@@ -1330,7 +1344,8 @@ Timing Runner::measureTwoPass(const BlurCase &c, const TestImage &src, const Tes
     const Kernel(&passes)[2] = m_blur2[c.format.fill == Fill::Rgba16f ? 1 : 0];
     const float sigma = c.sigma();
     const Blur2Push push{c.radius,
-                         static_cast<float>(-1.0 / (2.0 * double(sigma) * double(sigma)))};
+                         static_cast<float>(-1.0 / (2.0 * double(sigma) * double(sigma))),
+                         {static_cast<std::int32_t>(c.width), static_cast<std::int32_t>(c.height)}};
     // One axis: `from` (its sampled view, in `layout`) blurred into `to` (its storage view).
     auto pass = [&](VkCommandBuffer cmd, const Kernel &k, const TestImage &from,
                     VkImageLayout layout, const TestImage &to) {
@@ -1354,6 +1369,31 @@ Timing Runner::measureTwoPass(const BlurCase &c, const TestImage &src, const Tes
                              VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 0, nullptr, 0, nullptr, 1,
                              &b);
         pass(cmd, passes[1], mid, VK_IMAGE_LAYOUT_GENERAL, dst);
+        return true;
+    };
+    return measure(m);
+}
+
+Timing Runner::measureImageCopy(const BlurCase &c, const TestImage &src, const TestImage &dst) {
+    Timing na;
+    if (!computeReadWrite(c.format)) {
+        na.note = "n/a";
+        return na;
+    }
+    const Kernel &k = m_imageCopy[c.format.fill == Fill::Rgba16f ? 1 : 0];
+    const std::int32_t size[2] = {static_cast<std::int32_t>(c.width), static_cast<std::int32_t>(c.height)};
+    Method m;
+    m.prologue = [&](VkCommandBuffer cmd) { heat(cmd); };
+    m.work = [&](VkCommandBuffer cmd) {
+        const VkDescriptorImageInfo read{VK_NULL_HANDLE, src.sampled[0],
+                                         VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+        const VkDescriptorImageInfo write{VK_NULL_HANDLE, dst.storage[0], VK_IMAGE_LAYOUT_GENERAL};
+        bindKernel(m_gpu, cmd, k,
+                   {imageWrite(0, VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, &read),
+                    imageWrite(1, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, &write)},
+                   size, sizeof(size));
+        vkCmdDispatch(cmd, (c.width + kImageCopyColumns - 1) / kImageCopyColumns,
+                      (c.height + kImageCopyRows - 1) / kImageCopyRows, dst.info.arrayLayers);
         return true;
     };
     return measure(m);
@@ -1387,6 +1427,8 @@ BlurRow Runner::runBlur(const BlurCase &c) {
         lap("vkfx");
         row.twoPass = measureTwoPass(c, src, mid, dst);
         lap("2-pass");
+        row.imageCopy = measureImageCopy(c, src, dst);
+        lap("image copy");
     }
     for (TestImage *image : {&src, &mid, &dst})
         destroyImage(*image);
@@ -1524,7 +1566,7 @@ bool downsampleFailed(const Row &r) { return anyError({&r.vkfx, &r.blit, &r.chai
 
 bool sortFailed(const SortRow &r) { return !r.vkfx.valid; }
 
-bool blurFailed(const BlurRow &r) { return anyError({&r.vkfx, &r.twoPass}); }
+bool blurFailed(const BlurRow &r) { return anyError({&r.vkfx, &r.twoPass, &r.imageCopy}); }
 
 } // namespace
 

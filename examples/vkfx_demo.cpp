@@ -723,6 +723,7 @@ struct TwoPassBlur {
     struct Push {
         std::uint32_t radius;
         float weightScale; // -1 / (2 sigma^2)
+        std::int32_t size[2];
     };
 
     void create(const Gpu& g)
@@ -888,7 +889,8 @@ void blurs(const Gpu& g, const vkfx::Device& dev, const Picture& input, std::uin
         }
         const double vkfxMs = timeRecord(g, reps, nullptr, "vkfx::Blurrer::record",
                                          [&](VkCommandBuffer cmd) { return blurrer.record(cmd, info); });
-        const TwoPassBlur::Push push{radius, static_cast<float>(-1.0 / (2.0 * double(sigma) * double(sigma)))};
+        const TwoPassBlur::Push push{radius, static_cast<float>(-1.0 / (2.0 * double(sigma) * double(sigma))),
+                                     {static_cast<std::int32_t>(extent.width), static_cast<std::int32_t>(extent.height)}};
         const double twoPassMs = timeGpu(g, reps, nullptr, [&](VkCommandBuffer cmd) {
             twoPass.record(g, cmd, 0, srcView, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, midView, extent, push);
             example::imageBarrier(cmd, mid.image, 0, 1, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT, VK_IMAGE_LAYOUT_GENERAL);

@@ -37,6 +37,7 @@ layout(set = 0, binding = 1, DST_FORMAT) uniform writeonly image2DArray dst;
 layout(push_constant) uniform Push {
     uint radius;       // taps each side
     float weightScale; // -1 / (2 sigma^2)
+    ivec2 size;        // of both images (pushed: a textureSize query costs a texture round trip)
 } pc;
 
 shared float sWeight[kMaxRadius + 1u];
@@ -54,7 +55,7 @@ void main()
     }
     barrier();
 
-    const ivec2 size = textureSize(src, 0).xy;
+    const ivec2 size = pc.size;
     const ivec2 p = ivec2(gl_GlobalInvocationID.xy);
     if (p.x >= size.x || p.y >= size.y) return;
     const int layer = int(gl_GlobalInvocationID.z);

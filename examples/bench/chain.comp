@@ -33,6 +33,7 @@ layout(set = 0, binding = 1, DST_FORMAT) uniform writeonly image2DArray dst;
 
 layout(push_constant) uniform Push {
     uvec2 dstExtent; // extent of level k+1
+    uvec2 srcExtent; // extent of level k (pushed: a textureSize query costs a texture round trip)
 } pc;
 
 void main()
@@ -40,7 +41,7 @@ void main()
     const uvec2 p = gl_GlobalInvocationID.xy;
     if (p.x >= pc.dstExtent.x || p.y >= pc.dstExtent.y) return;
     const int layer = int(gl_GlobalInvocationID.z);
-    const ivec2 last = textureSize(src, 0).xy - 1;
+    const ivec2 last = ivec2(pc.srcExtent) - 1;
     const ivec2 s0 = ivec2(p) * 2;
     const ivec2 s1 = min(s0 + 1, last);
     vec4 a = texelFetch(src, ivec3(s0.x, s0.y, layer), 0);

@@ -461,11 +461,18 @@ double speedupOverTwoPass(const BlurRow &row) {
                : 0.0;
 }
 
+double imageCopies(const BlurRow &row) {
+    return row.vkfx.valid && row.imageCopy.valid && row.imageCopy.medianUs > 0
+               ? row.vkfx.medianUs / row.imageCopy.medianUs
+               : 0.0;
+}
+
 void printBlurTableHeader(std::FILE *out) {
-    const char *const format = "%-20s %-10s %3s %6s %-3s | %10s %10s | %10s | %9s | %9s %9s %9s | %7s\n";
+    const char *const format =
+        "%-20s %-10s %3s %6s %-3s | %10s %10s | %10s | %9s | %9s %7s | %9s %9s %9s | %7s\n";
     std::fprintf(out, format, "format", "size", "r", "sigma", "m", "vkfx med", "vkfx min", "2-pass med",
-                 "vs 2-pass", "bandwidth", "arith", "roofline", "of roof");
-    std::fprintf(out, format, "", "", "", "", "", "us", "us", "us", "", "us", "us", "us", "");
+                 "vs 2-pass", "copy med", "copies", "bandwidth", "arith", "roofline", "of roof");
+    std::fprintf(out, format, "", "", "", "", "", "us", "us", "us", "", "us", "", "us", "us", "us", "");
     std::fflush(out);
 }
 
@@ -476,12 +483,13 @@ void printBlurRow(std::FILE *out, const BlurRow &row, const RunInfo &info) {
     if (printSkipped(out, row.skipped))
         return;
     std::fprintf(
-        out, "%10s %10s | %10s | %9s | %9s %9s %9s | %7s\n", timeCell(row.vkfx).c_str(),
+        out, "%10s %10s | %10s | %9s | %9s %7s | %9s %9s %9s | %7s\n", timeCell(row.vkfx).c_str(),
         timeCell(row.vkfx, true).c_str(), timeCell(row.twoPass).c_str(),
-        timesCell(speedupOverTwoPass(row)).c_str(), usCell(blurBandwidthUs(row, info)).c_str(),
+        timesCell(speedupOverTwoPass(row)).c_str(), timeCell(row.imageCopy).c_str(),
+        timesCell(imageCopies(row)).c_str(), usCell(blurBandwidthUs(row, info)).c_str(),
         usCell(blurArithmeticUs(row, info)).c_str(), usCell(blurRooflineUs(row, info)).c_str(),
         percentCell(rooflineFraction(row, info)).c_str());
-    printNotes(out, {{"vkfx", &row.vkfx}, {"2-pass", &row.twoPass}});
+    printNotes(out, {{"vkfx", &row.vkfx}, {"2-pass", &row.twoPass}, {"copy", &row.imageCopy}});
 }
 
 void printBlurLegend(std::FILE *out) {
@@ -495,6 +503,9 @@ void printBlurLegend(std::FILE *out) {
         "2-pass     a horizontal compute pass (texelFetch of the 2r + 1 taps) into an",
         "           intermediate image of the format, an image barrier, the vertical pass",
         "vs 2-pass  2-pass median / vkfx median",
+        "copy       the source copied into the destination, each texel read once (texelFetch)",
+        "           and written once (imageStore), as vkfx reads and writes images; copies:",
+        "           vkfx median / copy median",
         "bandwidth  the source read once + the destination written once, at the copy ceiling",
         "arith      2 (2r + 1) FMAs per channel per texel, at the measured FMA rate (dir only)",
         "roofline   the larger of bandwidth and arith; of roof: roofline / vkfx median",
@@ -505,7 +516,8 @@ void printBlurLegend(std::FILE *out) {
 bool writeBlurCsv(const std::string &path, const RunInfo &info, const std::vector<BlurRow> &rows) {
     std::FILE *f = openCsv(path, "fma_gfma_per_s,format,width,height,layers,radius,sigma,method,channels,"
                                  "mb_moved,gfma,vkfx_median_us,vkfx_min_us,two_pass_median_us,"
-                                 "two_pass_min_us,speedup_over_two_pass,bandwidth_us,arithmetic_us,"
+                                 "two_pass_min_us,speedup_over_two_pass,image_copy_median_us,"
+                                 "image_copy_min_us,vkfx_over_image_copy,bandwidth_us,arithmetic_us,"
                                  "roofline_us,fraction_of_roofline,note");
     if (!f)
         return false;
@@ -515,17 +527,20 @@ bool writeBlurCsv(const std::string &path, const RunInfo &info, const std::vecto
             return run && v > 0 ? number(v, decimals) : std::string();
         };
         std::fprintf(
-            f, "%s,%.1f,%s,%u,%u,%u,%u,%.4f,%s,%u,%.3f,%.4f,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n",
+            f, "%s,%.1f,%s,%u,%u,%u,%u,%.4f,%s,%u,%.3f,%.4f,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n",
             csvRunValues(info).c_str(), info.fmaGPerS, csvField(r.format).c_str(), r.width,
             r.height, r.layers, r.radius, r.sigma, r.decimated ? "decimated" : "direct",
             r.channels, r.bytes / 1e6, r.fmas / 1e9,
             csvTime(r.vkfx, false).c_str(), csvTime(r.vkfx, true).c_str(),
             csvTime(r.twoPass, false).c_str(), csvTime(r.twoPass, true).c_str(),
-            derived(speedupOverTwoPass(r), 3).c_str(), derived(blurBandwidthUs(r, info), 3).c_str(),
+            derived(speedupOverTwoPass(r), 3).c_str(), csvTime(r.imageCopy, false).c_str(),
+            csvTime(r.imageCopy, true).c_str(), derived(imageCopies(r), 3).c_str(),
+            derived(blurBandwidthUs(r, info), 3).c_str(),
             derived(blurArithmeticUs(r, info), 3).c_str(),
             derived(blurRooflineUs(r, info), 3).c_str(),
             derived(rooflineFraction(r, info), 4).c_str(),
-            csvField(csvNote(r.skipped, {{"vkfx", &r.vkfx}, {"2-pass", &r.twoPass}})).c_str());
+            csvField(csvNote(r.skipped, {{"vkfx", &r.vkfx}, {"2-pass", &r.twoPass}, {"copy", &r.imageCopy}}))
+                .c_str());
     }
     return closeFile(f, path);
 }
@@ -550,9 +565,12 @@ bool writeBlurJson(const std::string &path, const RunInfo &info, const std::vect
             continue;
         }
         const double speedup = speedupOverTwoPass(r), fraction = rooflineFraction(r, info);
+        const double copies = imageCopies(r);
         std::fprintf(f, "\n     \"vkfx\": %s, \"two_pass\": %s, \"speedup_over_two_pass\": %s,\n",
                      jsonTiming(r.vkfx).c_str(), jsonTiming(r.twoPass).c_str(),
                      jsonNumber(speedup > 0, speedup, 4).c_str());
+        std::fprintf(f, "     \"image_copy\": %s, \"vkfx_over_image_copy\": %s,\n",
+                     jsonTiming(r.imageCopy).c_str(), jsonNumber(copies > 0, copies, 4).c_str());
         std::fprintf(f,
                      "     \"bandwidth_us\": %s, \"arithmetic_us\": %s, \"roofline_us\": %s, "
                      "\"fraction_of_roofline\": %s}",

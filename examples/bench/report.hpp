@@ -104,6 +104,7 @@ struct BlurRow {
     double fmas = 0;  // 2 (2 radius + 1) multiply-adds per channel per texel (Direct; 0 Decimated)
     bool decimated = false; // vkfx ran the Decimated method
     Timing vkfx, twoPass;
+    Timing imageCopy; // the source copied into the destination (texelFetch, imageStore)
     std::string skipped;
 };
 
@@ -115,6 +116,8 @@ double blurRooflineUs(const BlurRow &row, const RunInfo &info);
 // The roofline over vkfx's median; the two-pass median over vkfx's; each 0 when not measured.
 double rooflineFraction(const BlurRow &row, const RunInfo &info);
 double speedupOverTwoPass(const BlurRow &row);
+// vkfx's median over the image copy's (0 when either was not measured).
+double imageCopies(const BlurRow &row);
 
 void printBlurTableHeader(std::FILE *out);
 void printBlurRow(std::FILE *out, const BlurRow &row, const RunInfo &info);
