@@ -6,9 +6,10 @@
 // walks down the strip in steps of `rows` rows. Each step loads the next `rows` source rows of the
 // strip plus the horizontal halo (radiusX texels each side) into shared memory (every source texel
 // is read once per strip: load caching), blurs them horizontally into a ring of rows in shared
-// memory, and once the ring holds the 2 * radiusY + 1 rows an output row needs, blurs the ring
-// vertically and writes `rows` output rows (store caching: the horizontal result never leaves
-// shared memory). The first steps of a segment only fill the ring (its top halo).
+// memory, blurs the ring vertically and writes the `rows` output rows whose 2 * radiusY + 1 source
+// rows it now holds, 2 * radiusY rows behind the newest (store caching: the horizontal result
+// never leaves shared memory). The ring holds rows + 2 * radiusY rows; the first steps of a
+// segment write fewer rows (or none), and the last ones only the rows its halo lagged behind.
 //
 // Borders: a tap outside the source region reads the texel the border mode maps it to (per axis,
 // which makes every mode separable), or the constant colour. Taps never read outside the region,
@@ -160,8 +161,7 @@ void main()
     int x0 = int(gl_WorkGroupID.x * strip);
     int y0 = int(gl_WorkGroupID.y * pc.segment);
     uint outRows = min(pc.segment, uint(height - y0));
-    uint outSteps = (outRows + rows - 1u) / rows;
-    uint fillSteps = (2u * pc.radius.y + rows - 1u) / rows; // steps before the first output
+    uint steps = (outRows + 2u * pc.radius.y + rows - 1u) / rows;
     uint stagedWidth = strip + 2u * pc.radius.x;
     bool pad = kPadRows && strip >= 8u;                      // uniform
     uint ringStride = pad ? strip + 1u : strip;              // slots of a ring row
@@ -197,7 +197,7 @@ void main()
         firstRound[k] = i < stagedCount ? stagedRowColumn(i, stagedWidth, x0 - rx, width) : 0xFFF00000u;
     }
 
-    for (uint step = 0u; step < fillSteps + outSteps; ++step) {
+    for (uint step = 0u; step < steps; ++step) {
         // 1. Stage source rows y0 - ry + step * rows + i (i < rows), columns x0 - rx .. x0 +
         //    strip + rx - 1, border-mapped.
         //    The loads of a round are all issued before any is stored, so that their latencies
@@ -233,23 +233,25 @@ void main()
         }
         barrier();
 
-        // 3. Vertical: output rows y0 + j * rows + vRow.., j = step - fillSteps, from ring rows
-        //    j * rows + vRow + i (i = 0..2 ry: the source rows ry above to ry below).
-        if (step >= fillSteps && busy) {
-            uint first = (step - fillSteps) * rows + vRow;
+        // 3. Vertical: output rows y0 + first + j (j < kOutputs, those in 0 .. outRows - 1), first
+        //    = step * rows + vRow - 2 ry, from ring rows first + j + i (i = 0..2 ry: the source
+        //    rows ry above to ry below; the newest is step * rows + vRow + kOutputs - 1).
+        int first = int(step * rows + vRow) - 2 * ry; // > -ringRows
+        if (busy && first + int(kOutputs) > 0 && first < int(outRows)) {
             int x = x0 + int(vCol);
-            if (first < outRows && x < width) {
-                uint ringFirst = first % pc.ringRows;
+            if (x < width) {
+                uint ringFirst = uint(first + int(pc.ringRows)) % pc.ringRows;
                 VEC acc[kOutputs];
-// ringFirst + i < 2 ringRows (the ring has 2 ry + rows rows at least): one conditional wrap.
+// ringFirst + i < 2 ringRows (i < 2 ry + kOutputs, the ring has 2 ry + rows rows): one
+// conditional wrap.
 #define RING_ROW(k) ((k) >= pc.ringRows ? (k) - pc.ringRows : (k))
 #define AT_V(i) fromSlot(sTexels[RING_ROW(ringFirst + (i)) * ringStride + vCol])
 #define WEIGHT_Y(i) sWeightY[i]
                 FILTER_OUTPUTS(acc, tapsY, WEIGHT_Y, AT_V)
                 [[unroll]] for (uint j = 0u; j < kOutputs; ++j) {
-                    if (first + j < outRows)
-                        imageStore(dst, ivec3(pc.dstOffset + ivec2(x, y0 + int(first + j)), int(layer)),
-                                   encode(acc[j]));
+                    int y = first + int(j);
+                    if (y >= 0 && y < int(outRows))
+                        imageStore(dst, ivec3(pc.dstOffset + ivec2(x, y0 + y), int(layer)), encode(acc[j]));
                 }
             }
         }

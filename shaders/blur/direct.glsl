@@ -25,7 +25,7 @@ layout(push_constant) uniform Push {
     uint rows;        // rows per step (a multiple of kOutputs; strip * rows / kOutputs <= kGroupSize)
     uint segment;     // output rows per workgroup (a multiple of rows); blur_tile.comp: tiles per
                       // workgroup, one below the other
-    uint ringRows;    // rows of the ring: rows * (ceil(2 radius.y / rows) + 1)
+    uint ringRows;    // rows of the ring: rows + 2 radius.y
 } pc;
 
 // Texels in shared memory: 8-bit formats as packed halves (their 1-code bound leaves room for

@@ -333,7 +333,8 @@ struct BlurLayout {
 };
 
 // The shape that keeps the most invocations busy (then the widest strip, which reads the fewest
-// halo texels per output) among those whose ring and staged rows fit in `sharedTexels` slots,
+// halo texels per output) among those whose ring (rows + 2 ry rows: blur.comp makes each step's
+// outputs 2 ry rows behind its newest source row) and staged rows fit in `sharedTexels` slots,
 // and segments short enough that about kTargetGroups workgroups run (but at least four times the
 // ring's fill, which every segment pays again). `padRows` (blurPadsRows): blur.comp
 // makes the rows of the ring and the staged rows one slot longer where strips are 8 columns or
@@ -345,7 +346,7 @@ inline BlurLayout blurLayout(VkExtent2D extent, std::uint32_t layers, std::uint3
     for (std::uint32_t strip = 64; strip >= outputs; strip /= 2) {
         const std::uint32_t pad = padRows && outputs == 4 && strip >= 8 ? 1u : 0u;
         for (std::uint32_t rows = kBlurGroupSize * outputs / strip; rows >= outputs; rows /= 2) {
-            std::uint32_t ringRows = rows * ((2 * ry + rows - 1) / rows + 1);
+            std::uint32_t ringRows = rows + 2 * ry;
             std::uint64_t need =
                 std::uint64_t{ringRows} * (strip + pad) + std::uint64_t{rows} * (strip + 2 * rx + pad);
             if (need > sharedTexels) continue;
