@@ -538,6 +538,10 @@ class Runner {
     Timing measureTwoPass(const BlurCase &c, const TestImage &src, const TestImage &mid,
                           const TestImage &dst);
     Timing measureImageCopy(const BlurCase &c, const TestImage &src, const TestImage &dst);
+    // Binds `k` reading `from` (its sampled view, in `layout`) and writing `to` (its storage view),
+    // with the push constants: blur2.comp's passes and image_copy.comp.
+    void bindImageToImage(VkCommandBuffer cmd, const Kernel &k, const TestImage &from, VkImageLayout layout,
+                          const TestImage &to, const void *push, std::uint32_t pushBytes) const;
 
     Gpu &m_gpu;
     Options m_options;
@@ -1334,6 +1338,16 @@ Timing Runner::measureBlurVkfx(const BlurCase &c, const TestImage &src, const Te
     return t;
 }
 
+void Runner::bindImageToImage(VkCommandBuffer cmd, const Kernel &k, const TestImage &from, VkImageLayout layout,
+                              const TestImage &to, const void *push, std::uint32_t pushBytes) const {
+    const VkDescriptorImageInfo read{VK_NULL_HANDLE, from.sampled[0], layout};
+    const VkDescriptorImageInfo write{VK_NULL_HANDLE, to.storage[0], VK_IMAGE_LAYOUT_GENERAL};
+    bindKernel(m_gpu, cmd, k,
+               {imageWrite(0, VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, &read),
+                imageWrite(1, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, &write)},
+               push, pushBytes);
+}
+
 Timing Runner::measureTwoPass(const BlurCase &c, const TestImage &src, const TestImage &mid,
                               const TestImage &dst) {
     Timing na;
@@ -1349,12 +1363,7 @@ Timing Runner::measureTwoPass(const BlurCase &c, const TestImage &src, const Tes
     // One axis: `from` (its sampled view, in `layout`) blurred into `to` (its storage view).
     auto pass = [&](VkCommandBuffer cmd, const Kernel &k, const TestImage &from,
                     VkImageLayout layout, const TestImage &to) {
-        const VkDescriptorImageInfo read{VK_NULL_HANDLE, from.sampled[0], layout};
-        const VkDescriptorImageInfo write{VK_NULL_HANDLE, to.storage[0], VK_IMAGE_LAYOUT_GENERAL};
-        bindKernel(m_gpu, cmd, k,
-                   {imageWrite(0, VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, &read),
-                    imageWrite(1, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, &write)},
-                   &push, sizeof(push));
+        bindImageToImage(cmd, k, from, layout, to, &push, sizeof(push));
         vkCmdDispatch(cmd, (c.width + kBlur2Tile - 1) / kBlur2Tile,
                       (c.height + kBlur2Tile - 1) / kBlur2Tile, to.info.arrayLayers);
     };
@@ -1385,13 +1394,7 @@ Timing Runner::measureImageCopy(const BlurCase &c, const TestImage &src, const T
     Method m;
     m.prologue = [&](VkCommandBuffer cmd) { heat(cmd); };
     m.work = [&](VkCommandBuffer cmd) {
-        const VkDescriptorImageInfo read{VK_NULL_HANDLE, src.sampled[0],
-                                         VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
-        const VkDescriptorImageInfo write{VK_NULL_HANDLE, dst.storage[0], VK_IMAGE_LAYOUT_GENERAL};
-        bindKernel(m_gpu, cmd, k,
-                   {imageWrite(0, VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, &read),
-                    imageWrite(1, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, &write)},
-                   size, sizeof(size));
+        bindImageToImage(cmd, k, src, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, dst, size, sizeof(size));
         vkCmdDispatch(cmd, (c.width + kImageCopyColumns - 1) / kImageCopyColumns,
                       (c.height + kImageCopyRows - 1) / kImageCopyRows, dst.info.arrayLayers);
         return true;
