@@ -253,6 +253,7 @@ struct Case {
     std::uint32_t count = 0;
     Dist dist = Dist::Random;
     SortPath path = SortPath::Onesweep;
+    std::uint32_t maxCount = 0; // 0: kCachedCount, or count + 3 above it
 
     std::string describe() const {
         return std::string(pathName(path)) + " " + keyName(spec.key) +
@@ -263,7 +264,8 @@ struct Case {
                (spec.beginBit != 0 || spec.endBit != 0
                     ? " bits " + std::to_string(spec.beginBit) + ".." + std::to_string(spec.endBit)
                     : "") +
-               " n=" + std::to_string(count) + " " + distName(dist);
+               " n=" + std::to_string(count) + " " + distName(dist) +
+               (maxCount != 0 ? " maxCount=" + std::to_string(maxCount) : "");
     }
 };
 
@@ -277,21 +279,27 @@ class SortTest : public GpuTest {
         std::mt19937_64 rng(seed);
         SortJob job;
         ASSERT_TRUE(job.upload(c.spec, makeKeys(c.spec.key, c.dist, c.count, rng)));
-        // Sorters for up to kCachedCount keys are kept for the test's other cases (creating the
-        // pipelines is most of the time on lavapipe); larger ones get maxCount = count + 3.
-        const bool cached = c.count <= kCachedCount;
-        const auto id = std::make_tuple(c.spec.key, c.spec.order, c.spec.values, c.path);
+        // Sorters for up to kCachedCount keys (or c.maxCount) are kept for the test's other cases
+        // (creating the pipelines is most of the time on lavapipe); larger ones get maxCount =
+        // count + 3.
+        const bool cached = c.maxCount != 0 || c.count <= kCachedCount;
+        const std::uint32_t maxCount = c.maxCount != 0 ? c.maxCount : cached ? kCachedCount : c.count + 3;
+        ASSERT_LE(c.count, maxCount);
+        const auto id = std::make_tuple(c.spec.key, c.spec.order, c.spec.values, c.path, maxCount);
         vkfx::Sorter fresh;
         vkfx::Sorter &sorter = cached ? m_sorters[id] : fresh;
         if (!sorter.valid()) {
             ASSERT_EQ(vkfx::Sorter::create(ctx().vkfx,
                                            {.key = c.spec.key, .order = c.spec.order, .values = c.spec.values,
-                                            .maxCount = cached ? kCachedCount : c.count + 3, .path = c.path},
+                                            .maxCount = maxCount, .path = c.path},
                                            &sorter),
                       VK_SUCCESS)
                 << vkfx::lastError();
         }
         ASSERT_EQ(sorter.path(), c.path);
+        // The documented tile rule (Sorter::tileKeys).
+        const bool wide = maxCount > (1u << 21) && 320 % ctx().vkfx.subgroupSize() == 0;
+        ASSERT_EQ(sorter.tileKeys(), wide ? 5120u : 4096u);
         VkResult recorded = VK_ERROR_UNKNOWN;
         ASSERT_EQ(submitAndWait([&](VkCommandBuffer cmd) {
                       hostToCompute(cmd);
@@ -310,7 +318,7 @@ class SortTest : public GpuTest {
     }
 
     static constexpr std::uint32_t kCachedCount = 70000;
-    std::map<std::tuple<SortKey, SortOrder, SortValues, SortPath>, vkfx::Sorter> m_sorters;
+    std::map<std::tuple<SortKey, SortOrder, SortValues, SortPath, std::uint32_t>, vkfx::Sorter> m_sorters;
 };
 
 const std::uint32_t kSizes[] = {0, 1, 2, 255, 256, 257, 4095, 4096, 4097, 65537};
@@ -324,6 +332,26 @@ TEST_F(SortTest, Uint32KeysWithIndicesMatchStableSortForEverySizeAndDistribution
                 check({.spec = {}, .count = n, .dist = d, .path = path}, seed++);
             }
         }
+    }
+}
+
+// Sorters of more than 2^21 keys rank tiles of 5120 keys (workgroups of 320) where the subgroup
+// size divides 320 (check() asserts which). The other tests' Sorters take tiles of 4096 keys, but
+// for 2^24 and 2^26 keys on GPUs.
+TEST_F(SortTest, TilesOf5120KeysMatchStableSort) {
+    std::uint64_t seed = 400;
+    const std::uint32_t maxCount = (1u << 21) + 1;
+    for (SortPath path : kPaths) {
+        for (std::uint32_t n : {2u, 4096u, 5119u, 5120u, 5121u, 10241u, 65537u}) {
+            for (Dist d : {Dist::Random, Dist::FewUnique, Dist::TopByte, Dist::BottomByte})
+                check({.spec = {}, .count = n, .dist = d, .path = path, .maxCount = maxCount}, seed++);
+        }
+        check({.spec = {.key = SortKey::Float32, .order = SortOrder::Descending, .values = SortValues::Bits32},
+               .count = 65537,
+               .dist = Dist::Random,
+               .path = path,
+               .maxCount = maxCount},
+              seed++);
     }
 }
 

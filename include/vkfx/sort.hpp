@@ -17,8 +17,8 @@
 // key itself) and needs one pass per 8 bits.
 //
 // How. One dispatch counts the digits of every pass; then one pass per 8-bit digit (least
-// significant first) ranks each tile of 4096 keys in shared memory with subgroup ballots and
-// writes it out stably. A pass whose digit every key shares (known on the GPU from the counts)
+// significant first) ranks each tile of 4096 or 5120 keys (Sorter::tileKeys) in shared memory
+// with subgroup ballots and writes it out stably. A pass whose digit every key shares (known on the GPU from the counts)
 // only copies the keys. Two ways to find where a tile's keys go (SortPath):
 //   - Onesweep: a tile takes its index from an atomic ticket, publishes its digit counts and adds
 //     up those of earlier tiles while they run (decoupled look-back): one dispatch per pass, about
@@ -149,10 +149,9 @@ struct SortIndirectInfo {
 // owned scratch: see SortInfo::scratchBuffer).
 class Sorter {
 public:
-    // Keys per tile: what one workgroup ranks in shared memory per pass.
-    static constexpr std::uint32_t kTileKeys = 4096;
-    // 2^28 keys: 65536 tiles (dispatched as a 2D grid). Also bounded by maxStorageBufferRange,
-    // which must hold maxCount keys, maxCount values and the scratch's per-tile words.
+    // 2^28 keys: up to 65536 tiles (dispatched as a 2D grid). Also bounded by
+    // maxStorageBufferRange, which must hold maxCount keys, maxCount values and the scratch's
+    // per-tile words.
     static constexpr std::uint32_t kMaxCount = 1u << 28;
 
     Sorter() = default;
@@ -182,7 +181,8 @@ public:
     // Scratch a record of `count` keys needs when the caller supplies it: ping-pong space for the
     // keys (and values), the digit histograms, dispatch sizes and per-tile words (Onesweep: for
     // every pass a key could need, so more than ReduceThenScan). `info` is the Sorter's creation
-    // info (key, values and path count; it is not validated) and `count` 0 counts as 1. Its
+    // info (key, values, path and maxCount count: maxCount sets the tile size; it is not
+    // validated) and `count` 0 counts as 1. Its
     // usage includes INDIRECT_BUFFER (recordIndirect sizes its dispatches from it). All zero
     // (usage aside) when `device` is not created. Pure arithmetic: it calls no Vulkan function.
     static ScratchRequirements scratchRequirements(const Device& device, const SorterCreateInfo& info,
@@ -190,6 +190,10 @@ public:
 
     // The path the Sorter's passes take (SortPath::Auto resolved; Auto when not created).
     SortPath path() const { return m_path; }
+    // Keys per tile: what one workgroup ranks in shared memory per pass. 5120 (workgroups of 320)
+    // where maxCount is above 2^21 and the subgroup size divides 320 (4 to 64), else 4096 (256);
+    // 0 when not created.
+    std::uint32_t tileKeys() const { return m_device ? 16 * m_groupSize : 0u; }
 
     // Records the sort of info.count keys (and values).
     // Inputs: the keys (and values) as written by earlier commands, which the caller makes
@@ -233,6 +237,7 @@ private:
     const Device* m_device = nullptr;
     SorterCreateInfo m_info{};
     SortPath m_path = SortPath::Auto;
+    std::uint32_t m_groupSize = 0;
     VkDescriptorSetLayout m_setLayout = VK_NULL_HANDLE;
     VkPipelineLayout m_pipelineLayout = VK_NULL_HANDLE;
     VkPipeline m_setup = VK_NULL_HANDLE;

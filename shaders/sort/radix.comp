@@ -22,10 +22,11 @@
 // and ranks them one subgroup-wide row at a time: eight ballots find the lanes with the same digit,
 // the lowest of them adds their number to the subgroup's per-digit counter (in shared memory), and
 // each lane's rank is the counter before the add plus the same-digit lanes below it.
-// At most kMaxSlots counters sets exist; with more subgroups than that (subgroup sizes 4 and 8)
-// consecutive subgroups share a set and take turns, so a set always counts its keys in input order.
-// Nothing assumes a subgroup size (4 to 128) or how invocations map to subgroups; the pipelines
-// need full subgroups, which a workgroup of 256 gives at every power-of-two size.
+// At most kMaxSlots counters sets exist (the largest count that divides the subgroups); with more
+// subgroups than that (subgroup sizes 4 and 8) consecutive subgroups share a set and take turns,
+// so a set always counts its keys in input order. Nothing assumes a subgroup size (4 to 128) or
+// how invocations map to subgroups; the pipelines need full subgroups, which the workgroup size
+// gives (a multiple of the subgroup size).
 //
 // Keys are compared as unsigned words after an order-preserving transform (signed: flip the sign
 // bit; float: flip the sign bit of positives, every bit of negatives; descending: invert), applied
@@ -39,11 +40,13 @@
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_EXT_control_flow_attributes : require
 
-layout(local_size_x = 256) in;
+// Workgroup size (specialization constant 6, vkfx::detail::sortGroupSize): 320 or 256. At least
+// 256: invocation t < 256 looks after digit t (ownsDigit).
+layout(local_size_x = 256, local_size_x_id = 6) in;
 
-const uint kGroupSize = 256u;
+const uint kGroupSize = gl_WorkGroupSize.x;
 const uint kKeysPerThread = 16u;
-const uint kTileKeys = kGroupSize * kKeysPerThread; // 4096
+const uint kTileKeys = kGroupSize * kKeysPerThread; // 5120 (or 4096)
 const uint kMaxPasses = 8u;  // 64-bit keys: 8 digits (cutting digits at bit 32 never adds one)
 const uint kMaxSlots = 16u;  // counter sets of the ranking
 
@@ -98,6 +101,9 @@ const uint kFlagShift = 30u;
 const uint kValueMask = (1u << kFlagShift) - 1u;
 const uint kAggregate = 1u << kFlagShift; // look-back: this tile's count
 const uint kInclusive = 2u << kFlagShift; // look-back: this and every earlier tile's count
+
+// Whether invocation t looks after digit t (every one, with workgroups of 256).
+bool ownsDigit(uint t) { return kGroupSize == 256u || t < 256u; }
 
 uint keyCount() { return (pc.flags & kFlagIndirect) != 0u ? min(indirectCount, pc.count) : pc.count; }
 uint tileCount(uint n) { return (n + kTileKeys - 1u) / kTileKeys; }
@@ -200,7 +206,7 @@ bool passIsUniform(uint n, uint shift, uint bits)
 // subgroup size); sTotals holds gl_NumSubgroups pairs. Returns the sums before this invocation;
 // `total` gets all. The subgroup totals are added by one subgroup scan where they fit in one
 // subgroup (sizes 16 and up), else by a loop.
-shared uvec2 sTotals[kGroupSize];
+shared uvec2 sTotals[kGroupSize / 4u]; // subgroups of 4 invocations or more
 uvec2 groupExclusiveAdd2(uvec2 v, out uvec2 total)
 {
     uvec2 inclusive = subgroupInclusiveAdd(v);
@@ -328,7 +334,7 @@ void main()
     uint shift = passShift(pc.pass);
     uint bits = passBits(pc.pass);
     if (passIsUniform(n, shift, bits)) return;
-    sHist[t] = 0u;
+    if (ownsDigit(t)) sHist[t] = 0u;
     barrier();
     // All kKeysPerThread loads in flight first (a load beside its atomic in one loop waits).
     uint first = tile * kTileKeys;
@@ -338,7 +344,7 @@ void main()
         if (first + j * kGroupSize + t < n) atomicAdd(sHist[digitOfKey(key[j], shift, bits)], 1u);
     }
     barrier();
-    tileWords[t * tiles + tile] = sHist[t];
+    if (ownsDigit(t)) tileWords[t * tiles + tile] = sHist[t];
 }
 
 #elif VKFX_SORT_STAGE == 3 // ------------------------------------------------------------- scan
@@ -381,10 +387,10 @@ void main()
 
 #else // --------------------------------------------------------------------------------- scatter
 
-// Counter sets of the ranking (kMaxSlots * 256 words, and 256 words that lanes without a count
-// to add touch instead), then the staging of the sorted tile.
+// Counter sets of the ranking (kMaxSlots * 256 words, and kGroupSize words that lanes without a
+// count to add touch instead), then the staging of the sorted tile.
 const uint kCounterWords = kMaxSlots * 256u;
-shared uint sMem[kCounterWords + kGroupSize];
+shared uint sMem[kCounterWords + kGroupSize > kTileKeys ? kCounterWords + kGroupSize : kTileKeys];
 shared uint sDigitStart[256]; // first position of each digit in the sorted tile
 shared uint sBase[256];       // output position of sorted-tile position 0 of each digit
 shared uint sTile;
@@ -453,6 +459,7 @@ void main()
     // This subgroup's run of keys: counter set `slot`, turn `turn`.
     uint lane = gl_SubgroupInvocationID;
     uint slots = min(gl_NumSubgroups, kMaxSlots);
+    while (gl_NumSubgroups % slots != 0u) --slots;
     uint turns = gl_NumSubgroups / slots;
     uint slot = gl_SubgroupID % slots;
     uint turn = gl_SubgroupID / slots;
@@ -467,7 +474,7 @@ void main()
     // Reduce-then-scan: digit t's first output position for this tile (from stage 3), read now so
     // that the load overlaps the ranking (H200, 2^26 keys: +3.4%, with values +5.2%; Onesweep's
     // histogram word read here instead of after the ranking: -0.9% keys, +0.3% pairs).
-    uint tileBase = kLookBack ? 0u : tileWords[t * tiles + tile];
+    uint tileBase = kLookBack || !ownsDigit(t) ? 0u : tileWords[t * tiles + tile];
     if (passIsUniform(n, shift, bits)) { // uniform in the workgroup: the sorted tile is the tile
         copyValues(runStart + lane, gl_SubgroupSize, n);
         if (last) {
@@ -504,23 +511,23 @@ void main()
 
     // Per digit t: the keys in earlier slots (in place) and in the whole tile.
     uint count = 0u;
-    for (uint s = 0u; s < slots; ++s) {
+    for (uint s = 0u; s < slots && ownsDigit(t); ++s) {
         uint c = sMem[s * 256u + t];
         sMem[s * 256u + t] = count;
         count += c;
     }
-    if (kLookBack) {
+    if (kLookBack && ownsDigit(t)) {
         uint i = lookBackIndex(tiles, tile, t);
         atomicExchange(tileWords[i], (tile == 0u ? kInclusive : kAggregate) | count);
     }
     // This digit's first position in the sorted tile, and (Onesweep) in the output: the keys of
     // smaller digits in the tile, and in all tiles.
     uvec2 totals;
-    uvec2 starts = groupExclusiveAdd2(uvec2(count, kLookBack ? state[pc.pass * 256u + t] : 0u), totals);
+    uvec2 starts = groupExclusiveAdd2(uvec2(count, kLookBack && ownsDigit(t) ? state[pc.pass * 256u + t] : 0u), totals);
     uint digitStart = starts.x;
     uint globalStart = starts.y;
-    sDigitStart[t] = digitStart;
-    if (!kLookBack) sBase[t] = tileBase - digitStart;
+    if (ownsDigit(t)) sDigitStart[t] = digitStart;
+    if (!kLookBack && ownsDigit(t)) sBase[t] = tileBase - digitStart;
     barrier();
 
     // Position of each key in the sorted tile.
@@ -541,7 +548,7 @@ void main()
         uint i = runStart + j * gl_SubgroupSize + lane;
         value[j] = kValueWords > 0u && i < n ? valuesIn[i * kValueWords] : 0u;
     }
-    if (kLookBack) {
+    if (kLookBack && ownsDigit(t)) {
         // Add up the counts of digit t in earlier tiles, nearest first, until an inclusive one:
         // the words of the 4 tiles before q are read at once (relaxed loads), then used nearest
         // first up to the first inclusive or unpublished one.

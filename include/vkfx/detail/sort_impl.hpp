@@ -16,7 +16,7 @@ inline constexpr std::uint32_t kSortFlagIndirect = 4;
 inline constexpr std::uint32_t kSortFlagCopy = 8;
 inline constexpr std::uint32_t kSortMaxPasses = 8;
 // Tiles per histogram workgroup (SortPush::histTiles): one while there are at most 512 tiles (2^21
-// keys), else four (fewer global atomics). With four, small sorts left most of the GPU idle in
+// keys in tiles of 4096, on which it was measured), else four (fewer global atomics). With four, small sorts left most of the GPU idle in
 // that dispatch: H200, uint32 keys, 2^20 0.091 -> 0.082 ms, 2^16 0.061 -> 0.050; from 2^22 on
 // four is faster (2^22 0.223 against 0.230 ms).
 inline std::uint32_t sortHistTiles(std::uint32_t tiles) { return tiles <= 512 ? 1u : 4u; }
@@ -33,6 +33,23 @@ struct SortPush {
     std::uint32_t endBit;
     std::uint32_t histTiles;
 };
+
+// Workgroup size of every stage (radix.comp's specialization constant 6) for a Sorter of up to
+// `maxCount` keys; a tile is 16 keys per invocation. 320 where the subgroup size divides it (4 to
+// 64) and maxCount is above 2^21, else 256. On an H200 (the scatter at 95 registers, two
+// workgroups per SM either way) workgroups of 320 hold 20 warps per SM instead of 16, but a
+// small sort has fewer tiles to spread over the SMs; vkfx-bench, Onesweep, GKeys/s, 256 / 320:
+// uint32 keys 2^28 23.9 / 27.4, 2^26 24.4 / 26.7, 2^24 22.8 / 24.2, 2^22 19.3 / 19.7, 2^20 12.9
+// / 12.5, 2^16 1.37 / 1.26; pairs 2^26 20.4 / 21.6, 2^20 11.4 / 10.8. Workgroups of 224, 288,
+// 352 and 384 were slower than 320 at every count (352 and 384: one workgroup per SM).
+inline std::uint32_t sortGroupSize(const Device& device, std::uint32_t maxCount)
+{
+    return maxCount > (1u << 21) && 320 % device.subgroupSize() == 0 ? 320u : 256u;
+}
+inline std::uint32_t sortTileKeys(const Device& device, std::uint32_t maxCount)
+{
+    return 16 * sortGroupSize(device, maxCount);
+}
 
 inline std::uint32_t sortKeyWords(SortKey k) { return k >= SortKey::Uint64 ? 2u : 1u; }
 inline std::uint32_t sortValueWords(SortValues v) { return static_cast<std::uint32_t>(v); }
@@ -56,10 +73,10 @@ struct SortScratchLayout {
 inline VkDeviceSize alignUp(VkDeviceSize v, VkDeviceSize a) { return (v + a - 1) / a * a; }
 
 inline SortScratchLayout sortScratchLayout(const SorterCreateInfo& info, SortPath path, std::uint32_t count,
-                                           VkDeviceSize align)
+                                           std::uint32_t tileKeys, VkDeviceSize align)
 {
     const VkDeviceSize n = std::max<std::uint32_t>(count, 1);
-    const VkDeviceSize tiles = (n + Sorter::kTileKeys - 1) / Sorter::kTileKeys;
+    const VkDeviceSize tiles = (n + tileKeys - 1) / tileKeys;
     const std::uint32_t keyWords = sortKeyWords(info.key);
     SortScratchLayout l;
     l.keys = alignUp(kSortStateBytes, align);
@@ -122,6 +139,7 @@ inline void Sorter::swap(Sorter& other) noexcept
     std::swap(m_device, other.m_device);
     std::swap(m_info, other.m_info);
     std::swap(m_path, other.m_path);
+    std::swap(m_groupSize, other.m_groupSize);
     std::swap(m_setLayout, other.m_setLayout);
     std::swap(m_pipelineLayout, other.m_pipelineLayout);
     std::swap(m_setup, other.m_setup);
@@ -154,6 +172,7 @@ inline void Sorter::destroy()
     m_scratchMemory = VK_NULL_HANDLE;
     m_scratchSize = 0;
     m_path = SortPath::Auto;
+    m_groupSize = 0;
     m_device = nullptr;
 }
 
@@ -163,7 +182,9 @@ inline ScratchRequirements Sorter::scratchRequirements(const Device& device, con
     ScratchRequirements req;
     if (!device.valid()) return req;
     req.alignment = detail::storageBufferAlignment(device);
-    req.size = detail::sortScratchLayout(info, detail::resolveSortPath(device, info.path), count, req.alignment).size;
+    req.size = detail::sortScratchLayout(info, detail::resolveSortPath(device, info.path), count,
+                                         detail::sortTileKeys(device, info.maxCount), req.alignment)
+                   .size;
     req.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT;
     return req;
 }
@@ -193,7 +214,8 @@ inline VkResult Sorter::create(const Device& device, const SorterCreateInfo& inf
     const std::uint32_t valueWords = detail::sortValueWords(info.values);
     const VkDeviceSize range = device.properties().limits.maxStorageBufferRange;
     const detail::SortScratchLayout layout =
-        detail::sortScratchLayout(info, path, info.maxCount, detail::storageBufferAlignment(device));
+        detail::sortScratchLayout(info, path, info.maxCount, detail::sortTileKeys(device, info.maxCount),
+                                  detail::storageBufferAlignment(device));
     if (VkDeviceSize{info.maxCount} * 4 * std::max(keyWords, valueWords) > range || layout.size - layout.tiles > range) {
         return device.fail(VK_ERROR_VALIDATION_FAILED_EXT,
                            "%s: maxCount %u needs storage buffer ranges above the device's maxStorageBufferRange %llu",
@@ -211,6 +233,7 @@ inline VkResult Sorter::create(const Device& device, const SorterCreateInfo& inf
     s.m_device = &device;
     s.m_info = info;
     s.m_path = path;
+    s.m_groupSize = detail::sortGroupSize(device, info.maxCount);
 
     VkDescriptorSetLayoutBinding bindings[detail::kSortBindings];
     for (std::uint32_t i = 0; i < detail::kSortBindings; ++i) {
@@ -227,15 +250,22 @@ inline VkResult Sorter::create(const Device& device, const SorterCreateInfo& inf
         VkBool32 lookBack;
         std::uint32_t ballotWords;
         std::uint32_t lookBackPolls;
-    } spec{static_cast<std::uint32_t>(info.key), info.order == SortOrder::Descending, valueWords,
-           path == SortPath::Onesweep, (device.subgroupSize() + 31) / 32, detail::sortLookBackPolls(device)};
-    const VkSpecializationMapEntry entries[6] = {{0, offsetof(Spec, key), sizeof(std::uint32_t)},
+        std::uint32_t groupSize;
+    } spec{static_cast<std::uint32_t>(info.key),
+           info.order == SortOrder::Descending,
+           valueWords,
+           path == SortPath::Onesweep,
+           (device.subgroupSize() + 31) / 32,
+           detail::sortLookBackPolls(device),
+           s.m_groupSize};
+    const VkSpecializationMapEntry entries[7] = {{0, offsetof(Spec, key), sizeof(std::uint32_t)},
                                                  {1, offsetof(Spec, descending), sizeof(VkBool32)},
                                                  {2, offsetof(Spec, valueWords), sizeof(std::uint32_t)},
                                                  {3, offsetof(Spec, lookBack), sizeof(VkBool32)},
                                                  {4, offsetof(Spec, ballotWords), sizeof(std::uint32_t)},
-                                                 {5, offsetof(Spec, lookBackPolls), sizeof(std::uint32_t)}};
-    const VkSpecializationInfo specInfo{6, entries, sizeof(Spec), &spec};
+                                                 {5, offsetof(Spec, lookBackPolls), sizeof(std::uint32_t)},
+                                                 {6, offsetof(Spec, groupSize), sizeof(std::uint32_t)}};
+    const VkSpecializationInfo specInfo{7, entries, sizeof(Spec), &spec};
     struct Stage {
         const std::uint32_t* code;
         std::size_t bytes;
@@ -333,7 +363,8 @@ inline VkResult Sorter::recordPasses(VkCommandBuffer cmd, const SortInfo& info, 
     }
     const VkDeviceSize keyBytes = VkDeviceSize{info.count} * 4 * keyWords;
     const VkDeviceSize valueBytes = VkDeviceSize{info.count} * 4 * valueWords;
-    const detail::SortScratchLayout layout = detail::sortScratchLayout(m_info, m_path, info.count, align);
+    const std::uint32_t tileKeys = this->tileKeys();
+    const detail::SortScratchLayout layout = detail::sortScratchLayout(m_info, m_path, info.count, tileKeys, align);
     VkBuffer scratch = m_scratch;
     VkDeviceSize scratchOffset = 0;
     if (info.scratchBuffer) {
@@ -368,7 +399,7 @@ inline VkResult Sorter::recordPasses(VkCommandBuffer cmd, const SortInfo& info, 
     const DeviceFunctions& f = dev.fn();
     const std::uint32_t passes = detail::sortPassCount(keyWords, info.beginBit, endBit);
     const bool odd = passes % 2 == 1;
-    const std::uint32_t tiles = (info.count + kTileKeys - 1) / kTileKeys;
+    const std::uint32_t tiles = (info.count + tileKeys - 1) / tileKeys;
     const bool onesweep = m_path == SortPath::Onesweep;
     // Indirect: the caller's ranges run to the end of their buffers (the count is not known here).
     VkDescriptorBufferInfo userKeys{info.keys.buffer, info.keys.offset, countBuffer ? VK_WHOLE_SIZE : keyBytes};
