@@ -298,8 +298,9 @@ class SortTest : public GpuTest {
         }
         ASSERT_EQ(sorter.path(), c.path);
         // The documented tile rule (Sorter::tileKeys).
-        const bool wide = maxCount > (1u << 21) && 320 % ctx().vkfx.subgroupSize() == 0;
-        ASSERT_EQ(sorter.tileKeys(), wide ? 5120u : 4096u);
+        const bool large = maxCount > (1u << 21) && c.spec.key != SortKey::Uint64 && c.spec.key != SortKey::Int64 &&
+                           c.spec.key != SortKey::Float64;
+        ASSERT_EQ(sorter.tileKeys(), large ? 5376u : 4096u);
         VkResult recorded = VK_ERROR_UNKNOWN;
         ASSERT_EQ(submitAndWait([&](VkCommandBuffer cmd) {
                       hostToCompute(cmd);
@@ -335,14 +336,14 @@ TEST_F(SortTest, Uint32KeysWithIndicesMatchStableSortForEverySizeAndDistribution
     }
 }
 
-// Sorters of more than 2^21 keys rank tiles of 5120 keys (workgroups of 320) where the subgroup
-// size divides 320 (check() asserts which). The other tests' Sorters take tiles of 4096 keys, but
-// for 2^24 and 2^26 keys on GPUs.
-TEST_F(SortTest, TilesOf5120KeysMatchStableSort) {
+// Sorters of more than 2^21 32-bit keys rank tiles of 5376 keys (workgroups of 384, 14 keys per
+// invocation; check() asserts the tile size). The other tests' Sorters take tiles of 4096 keys,
+// but for 2^24 and 2^26 32-bit keys on GPUs.
+TEST_F(SortTest, LargeSortersTilesOf5376KeysMatchStableSort) {
     std::uint64_t seed = 400;
     const std::uint32_t maxCount = (1u << 21) + 1;
     for (SortPath path : kPaths) {
-        for (std::uint32_t n : {2u, 4096u, 5119u, 5120u, 5121u, 10241u, 65537u}) {
+        for (std::uint32_t n : {2u, 4096u, 5375u, 5376u, 5377u, 10753u, 65537u}) {
             for (Dist d : {Dist::Random, Dist::FewUnique, Dist::TopByte, Dist::BottomByte})
                 check({.spec = {}, .count = n, .dist = d, .path = path, .maxCount = maxCount}, seed++);
         }

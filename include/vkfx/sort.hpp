@@ -16,10 +16,10 @@
 // endBit) sorts by those bits of the key's order-preserving unsigned image (for unsigned keys the
 // key itself) and needs one pass per 8 bits.
 //
-// How. One dispatch counts the digits of every pass; then one pass per 8-bit digit (least
-// significant first) ranks each tile of 4096 or 5120 keys (Sorter::tileKeys) in shared memory
-// with subgroup ballots and writes it out stably. A pass whose digit every key shares (known on the GPU from the counts)
-// only copies the keys. Two ways to find where a tile's keys go (SortPath):
+// How. One dispatch counts the digits of every pass; then one pass per 8-bit digit (least significant
+// first) ranks each tile of 4096 or 5376 keys (Sorter::tileKeys) in shared memory with subgroup
+// ballots and writes it out stably. A pass whose digit every key shares (known on the GPU from the
+// counts) only copies the keys. Two ways to find where a tile's keys go (SortPath):
 //   - Onesweep: a tile takes its index from an atomic ticket, publishes its digit counts and adds
 //     up those of earlier tiles while they run (decoupled look-back): one dispatch per pass, about
 //     8 bytes of traffic per 32-bit key and pass. Waiting on an earlier tile relies on started
@@ -190,10 +190,10 @@ public:
 
     // The path the Sorter's passes take (SortPath::Auto resolved; Auto when not created).
     SortPath path() const { return m_path; }
-    // Keys per tile: what one workgroup ranks in shared memory per pass. 5120 (workgroups of 320)
-    // where maxCount is above 2^21 and the subgroup size divides 320 (4 to 64), else 4096 (256);
+    // Keys per tile: what one workgroup ranks in shared memory per pass. 5376 (workgroups of 384,
+    // 14 keys per invocation) for 32-bit keys where maxCount is above 2^21, else 4096 (256 x 16);
     // 0 when not created.
-    std::uint32_t tileKeys() const { return m_device ? 16 * m_groupSize : 0u; }
+    std::uint32_t tileKeys() const { return m_tileKeys; }
 
     // Records the sort of info.count keys (and values).
     // Inputs: the keys (and values) as written by earlier commands, which the caller makes
@@ -237,7 +237,7 @@ private:
     const Device* m_device = nullptr;
     SorterCreateInfo m_info{};
     SortPath m_path = SortPath::Auto;
-    std::uint32_t m_groupSize = 0;
+    std::uint32_t m_tileKeys = 0;
     VkDescriptorSetLayout m_setLayout = VK_NULL_HANDLE;
     VkPipelineLayout m_pipelineLayout = VK_NULL_HANDLE;
     VkPipeline m_setup = VK_NULL_HANDLE;

@@ -23,7 +23,7 @@
 // the lowest of them adds their number to the subgroup's per-digit counter (in shared memory), and
 // each lane's rank is the counter before the add plus the same-digit lanes below it.
 // At most kMaxSlots counters sets exist (the largest count that divides the subgroups); with more
-// subgroups than that (subgroup sizes 4 and 8) consecutive subgroups share a set and take turns,
+// subgroups than that (subgroup sizes 4 to 16) consecutive subgroups share a set and take turns,
 // so a set always counts its keys in input order. Nothing assumes a subgroup size (4 to 128) or
 // how invocations map to subgroups; the pipelines need full subgroups, which the workgroup size
 // gives (a multiple of the subgroup size).
@@ -40,13 +40,13 @@
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_EXT_control_flow_attributes : require
 
-// Workgroup size (specialization constant 6, vkfx::detail::sortGroupSize): 320 or 256. At least
-// 256: invocation t < 256 looks after digit t (ownsDigit).
+// Workgroup size (specialization constant 6) and keys per invocation (7): vkfx::detail::sortShape.
+// At least 256 invocations: invocation t < 256 looks after digit t (ownsDigit).
 layout(local_size_x = 256, local_size_x_id = 6) in;
+layout(constant_id = 7) const uint kKeysPerThread = 16u;
 
 const uint kGroupSize = gl_WorkGroupSize.x;
-const uint kKeysPerThread = 16u;
-const uint kTileKeys = kGroupSize * kKeysPerThread; // 5120 (or 4096)
+const uint kTileKeys = kGroupSize * kKeysPerThread; // a multiple of 16 (tileDigitCount)
 const uint kMaxPasses = 8u;  // 64-bit keys: 8 digits (cutting digits at bit 32 never adds one)
 const uint kMaxSlots = 16u;  // counter sets of the ranking
 
@@ -523,7 +523,8 @@ void main()
     // This digit's first position in the sorted tile, and (Onesweep) in the output: the keys of
     // smaller digits in the tile, and in all tiles.
     uvec2 totals;
-    uvec2 starts = groupExclusiveAdd2(uvec2(count, kLookBack && ownsDigit(t) ? state[pc.pass * 256u + t] : 0u), totals);
+    uint histogram = kLookBack && ownsDigit(t) ? state[pc.pass * 256u + t] : 0u;
+    uvec2 starts = groupExclusiveAdd2(uvec2(count, histogram), totals);
     uint digitStart = starts.x;
     uint globalStart = starts.y;
     if (ownsDigit(t)) sDigitStart[t] = digitStart;

@@ -16,9 +16,9 @@ inline constexpr std::uint32_t kSortFlagIndirect = 4;
 inline constexpr std::uint32_t kSortFlagCopy = 8;
 inline constexpr std::uint32_t kSortMaxPasses = 8;
 // Tiles per histogram workgroup (SortPush::histTiles): one while there are at most 512 tiles (2^21
-// keys in tiles of 4096, on which it was measured), else four (fewer global atomics). With four, small sorts left most of the GPU idle in
-// that dispatch: H200, uint32 keys, 2^20 0.091 -> 0.082 ms, 2^16 0.061 -> 0.050; from 2^22 on
-// four is faster (2^22 0.223 against 0.230 ms).
+// keys in tiles of 4096, on which it was measured), else four (fewer global atomics). With four, small
+// sorts left most of the GPU idle in that dispatch: H200, uint32 keys, 2^20 0.091 -> 0.082 ms, 2^16
+// 0.061 -> 0.050; from 2^22 on four is faster (2^22 0.223 against 0.230 ms).
 inline std::uint32_t sortHistTiles(std::uint32_t tiles) { return tiles <= 512 ? 1u : 4u; }
 // State words: histograms, tickets, then dispatch sizes (histogram xyz, tiles xyz).
 inline constexpr std::uint32_t kSortDispatchWord = kSortMaxPasses * 256 + kSortMaxPasses;
@@ -34,25 +34,33 @@ struct SortPush {
     std::uint32_t histTiles;
 };
 
-// Workgroup size of every stage (radix.comp's specialization constant 6) for a Sorter of up to
-// `maxCount` keys; a tile is 16 keys per invocation. 320 where the subgroup size divides it (4 to
-// 64) and maxCount is above 2^21, else 256. On an H200 (the scatter at 95 registers, two
-// workgroups per SM either way) workgroups of 320 hold 20 warps per SM instead of 16, but a
-// small sort has fewer tiles to spread over the SMs; vkfx-bench, Onesweep, GKeys/s, 256 / 320:
-// uint32 keys 2^28 23.9 / 27.4, 2^26 24.4 / 26.7, 2^24 22.8 / 24.2, 2^22 19.3 / 19.7, 2^20 12.9
-// / 12.5, 2^16 1.37 / 1.26; pairs 2^26 20.4 / 21.6, 2^20 11.4 / 10.8. Workgroups of 224, 288,
-// 352 and 384 were slower than 320 at every count (352 and 384: one workgroup per SM).
-inline std::uint32_t sortGroupSize(const Device& device, std::uint32_t maxCount)
-{
-    return maxCount > (1u << 21) && 320 % device.subgroupSize() == 0 ? 320u : 256u;
-}
-inline std::uint32_t sortTileKeys(const Device& device, std::uint32_t maxCount)
-{
-    return 16 * sortGroupSize(device, maxCount);
-}
-
 inline std::uint32_t sortKeyWords(SortKey k) { return k >= SortKey::Uint64 ? 2u : 1u; }
 inline std::uint32_t sortValueWords(SortValues v) { return static_cast<std::uint32_t>(v); }
+
+// Workgroup size (radix.comp's specialization constant 6) and keys per invocation (7) of a Sorter;
+// a tile is their product. Sorters of more than 2^21 32-bit keys: 384 x 14 (tiles of 5376 keys);
+// others 256 x 16 (4096; 64-bit keys hold twice the registers and were not timed). The scatter
+// kernel's chain of steps per tile bounds a pass, so what counts is how many warps an SM holds:
+// on an H200 the scatter takes 80 registers at 384 x 14 (two workgroups per SM, 24 warps), 95 at
+// 320 x 16 (20), 91 at 256 x 16 (16). vkfx-bench, Onesweep, uint32 keys, GKeys/s, 256 x 16 /
+// 320 x 16 / 384 x 14: 2^28 23.9 / 27.3 / 28.4, 2^26 24.4 / 26.5 / 27.7, 2^24 22.8 / 23.9 / 25.4,
+// 2^20 12.9 / 12.4 / 12.4; pairs 2^26 20.4 / 21.5 / 23.1. At 2^20 and below fewer, larger tiles
+// leave more of the GPU idle (2^20 keys: 196 tiles of 5376 for 264 workgroup slots), so small
+// Sorters keep 256 x 16. Slower than 384 x 14 at 2^26 (docs/sort-performance.md, v15): 448 x 12,
+// 512 x 10, 352 x 14, 288 x 12, and 16 keys per invocation with 224 to 384 invocations.
+struct SortShape {
+    std::uint32_t groupSize = 256;
+    std::uint32_t keysPerInvocation = 16;
+};
+inline SortShape sortShape(const SorterCreateInfo& info)
+{
+    return info.maxCount > (1u << 21) && sortKeyWords(info.key) == 1 ? SortShape{384, 14} : SortShape{256, 16};
+}
+inline std::uint32_t sortTileKeys(const SorterCreateInfo& info)
+{
+    const SortShape shape = sortShape(info);
+    return shape.groupSize * shape.keysPerInvocation;
+}
 
 // Passes of a sort of bits begin .. end - 1 (the shader's passShift() rule: digits of 64-bit keys
 // never straddle bit 32).
@@ -139,7 +147,7 @@ inline void Sorter::swap(Sorter& other) noexcept
     std::swap(m_device, other.m_device);
     std::swap(m_info, other.m_info);
     std::swap(m_path, other.m_path);
-    std::swap(m_groupSize, other.m_groupSize);
+    std::swap(m_tileKeys, other.m_tileKeys);
     std::swap(m_setLayout, other.m_setLayout);
     std::swap(m_pipelineLayout, other.m_pipelineLayout);
     std::swap(m_setup, other.m_setup);
@@ -172,7 +180,7 @@ inline void Sorter::destroy()
     m_scratchMemory = VK_NULL_HANDLE;
     m_scratchSize = 0;
     m_path = SortPath::Auto;
-    m_groupSize = 0;
+    m_tileKeys = 0;
     m_device = nullptr;
 }
 
@@ -183,7 +191,7 @@ inline ScratchRequirements Sorter::scratchRequirements(const Device& device, con
     if (!device.valid()) return req;
     req.alignment = detail::storageBufferAlignment(device);
     req.size = detail::sortScratchLayout(info, detail::resolveSortPath(device, info.path), count,
-                                         detail::sortTileKeys(device, info.maxCount), req.alignment)
+                                         detail::sortTileKeys(info), req.alignment)
                    .size;
     req.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT;
     return req;
@@ -214,7 +222,7 @@ inline VkResult Sorter::create(const Device& device, const SorterCreateInfo& inf
     const std::uint32_t valueWords = detail::sortValueWords(info.values);
     const VkDeviceSize range = device.properties().limits.maxStorageBufferRange;
     const detail::SortScratchLayout layout =
-        detail::sortScratchLayout(info, path, info.maxCount, detail::sortTileKeys(device, info.maxCount),
+        detail::sortScratchLayout(info, path, info.maxCount, detail::sortTileKeys(info),
                                   detail::storageBufferAlignment(device));
     if (VkDeviceSize{info.maxCount} * 4 * std::max(keyWords, valueWords) > range || layout.size - layout.tiles > range) {
         return device.fail(VK_ERROR_VALIDATION_FAILED_EXT,
@@ -233,7 +241,7 @@ inline VkResult Sorter::create(const Device& device, const SorterCreateInfo& inf
     s.m_device = &device;
     s.m_info = info;
     s.m_path = path;
-    s.m_groupSize = detail::sortGroupSize(device, info.maxCount);
+    s.m_tileKeys = detail::sortTileKeys(info);
 
     VkDescriptorSetLayoutBinding bindings[detail::kSortBindings];
     for (std::uint32_t i = 0; i < detail::kSortBindings; ++i) {
@@ -251,21 +259,24 @@ inline VkResult Sorter::create(const Device& device, const SorterCreateInfo& inf
         std::uint32_t ballotWords;
         std::uint32_t lookBackPolls;
         std::uint32_t groupSize;
+        std::uint32_t keysPerInvocation;
     } spec{static_cast<std::uint32_t>(info.key),
            info.order == SortOrder::Descending,
            valueWords,
            path == SortPath::Onesweep,
            (device.subgroupSize() + 31) / 32,
            detail::sortLookBackPolls(device),
-           s.m_groupSize};
-    const VkSpecializationMapEntry entries[7] = {{0, offsetof(Spec, key), sizeof(std::uint32_t)},
+           detail::sortShape(info).groupSize,
+           detail::sortShape(info).keysPerInvocation};
+    const VkSpecializationMapEntry entries[8] = {{0, offsetof(Spec, key), sizeof(std::uint32_t)},
                                                  {1, offsetof(Spec, descending), sizeof(VkBool32)},
                                                  {2, offsetof(Spec, valueWords), sizeof(std::uint32_t)},
                                                  {3, offsetof(Spec, lookBack), sizeof(VkBool32)},
                                                  {4, offsetof(Spec, ballotWords), sizeof(std::uint32_t)},
                                                  {5, offsetof(Spec, lookBackPolls), sizeof(std::uint32_t)},
-                                                 {6, offsetof(Spec, groupSize), sizeof(std::uint32_t)}};
-    const VkSpecializationInfo specInfo{7, entries, sizeof(Spec), &spec};
+                                                 {6, offsetof(Spec, groupSize), sizeof(std::uint32_t)},
+                                                 {7, offsetof(Spec, keysPerInvocation), sizeof(std::uint32_t)}};
+    const VkSpecializationInfo specInfo{8, entries, sizeof(Spec), &spec};
     struct Stage {
         const std::uint32_t* code;
         std::size_t bytes;
@@ -363,7 +374,7 @@ inline VkResult Sorter::recordPasses(VkCommandBuffer cmd, const SortInfo& info, 
     }
     const VkDeviceSize keyBytes = VkDeviceSize{info.count} * 4 * keyWords;
     const VkDeviceSize valueBytes = VkDeviceSize{info.count} * 4 * valueWords;
-    const std::uint32_t tileKeys = this->tileKeys();
+    const std::uint32_t tileKeys = m_tileKeys;
     const detail::SortScratchLayout layout = detail::sortScratchLayout(m_info, m_path, info.count, tileKeys, align);
     VkBuffer scratch = m_scratch;
     VkDeviceSize scratchOffset = 0;
