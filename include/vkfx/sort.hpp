@@ -16,10 +16,10 @@
 // endBit) sorts by those bits of the key's order-preserving unsigned image (for unsigned keys the
 // key itself) and needs one pass per 8 bits.
 //
-// How. One dispatch counts the digits of every pass; then one pass per 8-bit digit (least significant
-// first) ranks each tile of 4096 or 5376 keys (Sorter::tileKeys) in shared memory with subgroup
-// ballots and writes it out stably. A pass whose digit every key shares (known on the GPU from the
-// counts) only copies the keys. Two ways to find where a tile's keys go (SortPath):
+// How. One dispatch counts the digits of every pass; then one pass per 8-bit digit (least
+// significant first) ranks each tile of 4096 or 5376 keys (Sorter::tileKeys) in shared memory with
+// subgroup ballots and writes it out stably. A pass whose digit every key shares (known on the GPU
+// from the counts) only copies the keys. Two ways to find where a tile's keys go (SortPath):
 //   - Onesweep: a tile takes its index from an atomic ticket, publishes its digit counts and adds
 //     up those of earlier tiles while they run (decoupled look-back): one dispatch per pass, about
 //     8 bytes of traffic per 32-bit key and pass. Waiting on an earlier tile relies on started
@@ -181,10 +181,10 @@ public:
     // Scratch a record of `count` keys needs when the caller supplies it: ping-pong space for the
     // keys (and values), the digit histograms, dispatch sizes and per-tile words (Onesweep: for
     // every pass a key could need, so more than ReduceThenScan). `info` is the Sorter's creation
-    // info (key, values, path and maxCount count: maxCount sets the tile size; it is not
-    // validated) and `count` 0 counts as 1. Its
-    // usage includes INDIRECT_BUFFER (recordIndirect sizes its dispatches from it). All zero
-    // (usage aside) when `device` is not created. Pure arithmetic: it calls no Vulkan function.
+    // info (key, values, path and maxCount count: maxCount sets the tile size; it is not validated)
+    // and `count` 0 counts as 1. Its usage includes INDIRECT_BUFFER (recordIndirect sizes its
+    // dispatches from it). All zero (usage aside) when `device` is not created. Pure arithmetic: it
+    // calls no Vulkan function.
     static ScratchRequirements scratchRequirements(const Device& device, const SorterCreateInfo& info,
                                                    std::uint32_t count);
 

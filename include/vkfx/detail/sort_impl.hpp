@@ -16,9 +16,9 @@ inline constexpr std::uint32_t kSortFlagIndirect = 4;
 inline constexpr std::uint32_t kSortFlagCopy = 8;
 inline constexpr std::uint32_t kSortMaxPasses = 8;
 // Tiles per histogram workgroup (SortPush::histTiles): one while there are at most 512 tiles (2^21
-// keys in tiles of 4096, on which it was measured), else four (fewer global atomics). With four, small
-// sorts left most of the GPU idle in that dispatch: H200, uint32 keys, 2^20 0.091 -> 0.082 ms, 2^16
-// 0.061 -> 0.050; from 2^22 on four is faster (2^22 0.223 against 0.230 ms).
+// keys in tiles of 4096, on which it was measured), else four (fewer global atomics). With four,
+// small sorts left most of the GPU idle in that dispatch: H200, uint32 keys, 2^20 0.091 -> 0.082
+// ms, 2^16 0.061 -> 0.050; from 2^22 on four is faster (2^22 0.223 against 0.230 ms).
 inline std::uint32_t sortHistTiles(std::uint32_t tiles) { return tiles <= 512 ? 1u : 4u; }
 // State words: histograms, tickets, then dispatch sizes (histogram xyz, tiles xyz).
 inline constexpr std::uint32_t kSortDispatchWord = kSortMaxPasses * 256 + kSortMaxPasses;
