@@ -80,10 +80,10 @@
 
 #include <vkfx/spirv/bench.hpp>
 #include <vkfx/spirv/bench_blur2.hpp>
-#include <vkfx/spirv/bench_image_copy.hpp>
 #include <vkfx/spirv/bench_chain.hpp>
 #include <vkfx/spirv/bench_fill.hpp>
 #include <vkfx/spirv/bench_fma.hpp>
+#include <vkfx/spirv/bench_image_copy.hpp>
 #include <vkfx/spirv/bench_keys.hpp>
 
 #include <algorithm>

@@ -51,15 +51,11 @@ inline std::uint32_t sortValueWords(SortValues v) { return static_cast<std::uint
 struct SortShape {
     std::uint32_t groupSize = 256;
     std::uint32_t keysPerInvocation = 16;
+    std::uint32_t tileKeys() const { return groupSize * keysPerInvocation; }
 };
 inline SortShape sortShape(const SorterCreateInfo& info)
 {
     return info.maxCount > (1u << 21) && sortKeyWords(info.key) == 1 ? SortShape{384, 14} : SortShape{256, 16};
-}
-inline std::uint32_t sortTileKeys(const SorterCreateInfo& info)
-{
-    const SortShape shape = sortShape(info);
-    return shape.groupSize * shape.keysPerInvocation;
 }
 
 // Passes of a sort of bits begin .. end - 1 (the shader's passShift() rule: digits of 64-bit keys
@@ -191,7 +187,7 @@ inline ScratchRequirements Sorter::scratchRequirements(const Device& device, con
     if (!device.valid()) return req;
     req.alignment = detail::storageBufferAlignment(device);
     req.size = detail::sortScratchLayout(info, detail::resolveSortPath(device, info.path), count,
-                                         detail::sortTileKeys(info), req.alignment)
+                                         detail::sortShape(info).tileKeys(), req.alignment)
                    .size;
     req.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT;
     return req;
@@ -221,9 +217,9 @@ inline VkResult Sorter::create(const Device& device, const SorterCreateInfo& inf
     const std::uint32_t keyWords = detail::sortKeyWords(info.key);
     const std::uint32_t valueWords = detail::sortValueWords(info.values);
     const VkDeviceSize range = device.properties().limits.maxStorageBufferRange;
+    const detail::SortShape shape = detail::sortShape(info);
     const detail::SortScratchLayout layout =
-        detail::sortScratchLayout(info, path, info.maxCount, detail::sortTileKeys(info),
-                                  detail::storageBufferAlignment(device));
+        detail::sortScratchLayout(info, path, info.maxCount, shape.tileKeys(), detail::storageBufferAlignment(device));
     if (VkDeviceSize{info.maxCount} * 4 * std::max(keyWords, valueWords) > range || layout.size - layout.tiles > range) {
         return device.fail(VK_ERROR_VALIDATION_FAILED_EXT,
                            "%s: maxCount %u needs storage buffer ranges above the device's maxStorageBufferRange %llu",
@@ -241,7 +237,7 @@ inline VkResult Sorter::create(const Device& device, const SorterCreateInfo& inf
     s.m_device = &device;
     s.m_info = info;
     s.m_path = path;
-    s.m_tileKeys = detail::sortTileKeys(info);
+    s.m_tileKeys = shape.tileKeys();
 
     VkDescriptorSetLayoutBinding bindings[detail::kSortBindings];
     for (std::uint32_t i = 0; i < detail::kSortBindings; ++i) {
@@ -266,8 +262,8 @@ inline VkResult Sorter::create(const Device& device, const SorterCreateInfo& inf
            path == SortPath::Onesweep,
            (device.subgroupSize() + 31) / 32,
            detail::sortLookBackPolls(device),
-           detail::sortShape(info).groupSize,
-           detail::sortShape(info).keysPerInvocation};
+           shape.groupSize,
+           shape.keysPerInvocation};
     const VkSpecializationMapEntry entries[8] = {{0, offsetof(Spec, key), sizeof(std::uint32_t)},
                                                  {1, offsetof(Spec, descending), sizeof(VkBool32)},
                                                  {2, offsetof(Spec, valueWords), sizeof(std::uint32_t)},
@@ -374,8 +370,7 @@ inline VkResult Sorter::recordPasses(VkCommandBuffer cmd, const SortInfo& info, 
     }
     const VkDeviceSize keyBytes = VkDeviceSize{info.count} * 4 * keyWords;
     const VkDeviceSize valueBytes = VkDeviceSize{info.count} * 4 * valueWords;
-    const std::uint32_t tileKeys = m_tileKeys;
-    const detail::SortScratchLayout layout = detail::sortScratchLayout(m_info, m_path, info.count, tileKeys, align);
+    const detail::SortScratchLayout layout = detail::sortScratchLayout(m_info, m_path, info.count, m_tileKeys, align);
     VkBuffer scratch = m_scratch;
     VkDeviceSize scratchOffset = 0;
     if (info.scratchBuffer) {
@@ -410,7 +405,7 @@ inline VkResult Sorter::recordPasses(VkCommandBuffer cmd, const SortInfo& info, 
     const DeviceFunctions& f = dev.fn();
     const std::uint32_t passes = detail::sortPassCount(keyWords, info.beginBit, endBit);
     const bool odd = passes % 2 == 1;
-    const std::uint32_t tiles = (info.count + tileKeys - 1) / tileKeys;
+    const std::uint32_t tiles = (info.count + m_tileKeys - 1) / m_tileKeys;
     const bool onesweep = m_path == SortPath::Onesweep;
     // Indirect: the caller's ranges run to the end of their buffers (the count is not known here).
     VkDescriptorBufferInfo userKeys{info.keys.buffer, info.keys.offset, countBuffer ? VK_WHOLE_SIZE : keyBytes};
