@@ -122,7 +122,20 @@ layout(push_constant) uniform Push {
 // Level +1 of a regular block (32x32), or level +2 of an edge block (up to 31x31), and the levels
 // above. (Exactly 32 KiB for 4-channel min+max, the least any device offers, so the "continue"
 // flag of main() travels through sLo[0] rather than a variable of its own.)
+//
+// 8-bit RGBA / BGRA (one result image): level 1 of a regular block of stage 0 (reduceRegularBlock:
+// 32x32 texels, most of the shared-memory traffic) is held as packed halves, one 8-byte word pair
+// a texel; every other level, and every level of the generic path, as fp32, two word pairs a
+// texel. Both paths of a regular block read its level 1 from shared memory, so they still agree
+// bit for bit, and the one rounding (at most 2^-12, 0.0623 of a code; less in linear light for
+// sRGB) keeps the stored byte within 1 code of the exact chain: 0.0623 + 0.5 < 1.
+#if (defined(VKFX_FMT_rgba8) || defined(VKFX_FMT_bgra8)) && !VKFX_MINMAX
+#define VKFX_HALF_STAGE0 1
+shared uvec2 sLo[kL1 * kL1 * 2];
+#else
+#define VKFX_HALF_STAGE0 0
 shared VEC sLo[kL1 * kL1];
+#endif
 #if VKFX_MINMAX
 shared VEC sHi[kL1 * kL1];
 #endif
@@ -282,20 +295,32 @@ void storeLevel(uint level, uvec2 p, uint layer, Acc a)
 
 // --- shared memory -----------------------------------------------------------------------------
 
-void sharedStore(uint i, Acc a)
+// Shared slot i: packed halves where `halves` (level 1 of a regular block of stage 0) and
+// VKFX_HALF_STAGE0, else fp32.
+void sharedStore(bool halves, uint i, Acc a)
 {
 #if VKFX_MINMAX
     sLo[i] = a.lo;
     sHi[i] = a.hi;
+#elif VKFX_HALF_STAGE0
+    if (halves) {
+        sLo[i] = uvec2(packHalf2x16(a.v.xy), packHalf2x16(a.v.zw));
+    } else {
+        sLo[2u * i] = floatBitsToUint(a.v.xy);
+        sLo[2u * i + 1u] = floatBitsToUint(a.v.zw);
+    }
 #else
     sLo[i] = a.v;
 #endif
 }
 
-Acc sharedLoad(uint i)
+Acc sharedLoad(bool halves, uint i)
 {
 #if VKFX_MINMAX
     return Acc(sLo[i], sHi[i]);
+#elif VKFX_HALF_STAGE0
+    if (halves) return Acc(vec4(unpackHalf2x16(sLo[i].x), unpackHalf2x16(sLo[i].y)));
+    return Acc(vec4(uintBitsToFloat(sLo[2u * i]), uintBitsToFloat(sLo[2u * i + 1u])));
 #else
     return Acc(sLo[i]);
 #endif
@@ -557,15 +582,15 @@ uvec2 mortonDecode(uint t)
 
 // Texel q of level+1, reduced from level `level` held in shared memory (row-major from texel
 // firstIn, widthIn texels wide), in the one reduction order.
-Acc reduceShared(uint level, uvec2 q, uvec2 firstIn, uint widthIn)
+Acc reduceShared(bool halves, uint level, uvec2 q, uvec2 firstIn, uint widthIn)
 {
     uvec2 n = footprintCount(q, level);
     uvec2 f = q * 2u - firstIn;
     Acc acc;
     for (uint y = 0u; y < n.y; ++y) {
         uint i = (f.y + y) * widthIn + f.x;
-        Acc row = sharedLoad(i);
-        for (uint x = 1u; x < n.x; ++x) row = accCombine(row, sharedLoad(i + x));
+        Acc row = sharedLoad(halves, i);
+        for (uint x = 1u; x < n.x; ++x) row = accCombine(row, sharedLoad(halves, i + x));
         if (y == 0u) acc = row;
         else acc = accCombine(acc, row);
     }
@@ -573,10 +598,10 @@ Acc reduceShared(uint level, uvec2 q, uvec2 firstIn, uint widthIn)
 }
 
 // reduceShared for a 2x2 footprint whose top-left texel is shared slot i (regular blocks).
-Acc reduceShared2x2(uint i, uint widthIn)
+Acc reduceShared2x2(bool halves, uint i, uint widthIn)
 {
-    return reduce2x2(sharedLoad(i), sharedLoad(i + 1u), sharedLoad(i + widthIn),
-                     sharedLoad(i + widthIn + 1u));
+    return reduce2x2(sharedLoad(halves, i), sharedLoad(halves, i + 1u), sharedLoad(halves, i + widthIn),
+                     sharedLoad(halves, i + widthIn + 1u));
 }
 
 // Reduces block b (a texel of level base+6) and writes levels base+1 .. min(base+6, N).
@@ -594,7 +619,7 @@ void reduceBlock(uint base, uvec2 b, uint layer)
         uvec2 t16 = uvec2(tid % 16u, tid / 16u);
         [[dont_unroll]] for (uint j = 0u; j < 4u; ++j) {
             uvec2 local = t16 + uvec2(j & 1u, j >> 1u) * 16u;
-            sharedStore(local.y * kL1 + local.x, reduceQuadLevel1(base, first1 + local, layer));
+            sharedStore(false, local.y * kL1 + local.x, reduceQuadLevel1(base, first1 + local, layer));
         }
         level = base + 1u;
     } else if (kSpreadLevel1 && base > 0u && all(lessThanEqual(blockSize(b, base, 1u), uvec2(kL1)))) {
@@ -611,7 +636,7 @@ void reduceBlock(uint base, uvec2 b, uint layer)
         for (uint i = tid; i < count; i += kGroupSize) {
             uvec2 q = first1 + uvec2(i % size1.x, i / size1.x);
             bool quad = all(equal(footprintCount(q, base), uvec2(2u)));
-            sharedStore(i, quad ? reduceQuadLevel1(base, q, layer) : reduceLevel1(base, q, layer));
+            sharedStore(false, i, quad ? reduceQuadLevel1(base, q, layer) : reduceLevel1(base, q, layer));
         }
         level = base + 1u;
     } else {
@@ -621,7 +646,7 @@ void reduceBlock(uint base, uvec2 b, uint layer)
         uint count = size2.x * size2.y;
         for (uint i = tid; i < count; i += kGroupSize) {
             uvec2 local = uvec2(i % size2.x, i / size2.x);
-            sharedStore(i, reduceLevel2(base, first2 + local, layer));
+            sharedStore(false, i, reduceLevel2(base, first2 + local, layer));
         }
         level = base + 2u;
     }
@@ -637,7 +662,7 @@ void reduceBlock(uint base, uvec2 b, uint layer)
         uvec2 local = mortonDecode(t);
         uvec2 q = b * (kL1 / 2u) + local;
         uvec2 f = local * 2u;
-        Acc acc = reduceShared2x2(f.y * kL1 + f.x, kL1);
+        Acc acc = reduceShared2x2(false, f.y * kL1 + f.x, kL1);
         storeLevel(base + 2u, q, layer, acc);
         // Unrolled with constant levels (relative to base), so that each store's view is known.
         uint steps = 0u;
@@ -653,7 +678,7 @@ void reduceBlock(uint base, uvec2 b, uint layer)
         barrier(); // every read of level +1 from shared memory is done
         if ((t & ((1u << (2u * steps)) - 1u)) == 0u) {
             uvec2 local = mortonDecode(t >> (2u * steps));
-            sharedStore(local.y * (16u >> steps) + local.x, acc);
+            sharedStore(false, local.y * (16u >> steps) + local.x, acc);
         }
         barrier();
     }
@@ -674,12 +699,12 @@ void reduceBlock(uint base, uvec2 b, uint layer)
             q = firstOut + uvec2(tid % sizeOut.x, tid / sizeOut.x);
             uint widthIn = endIn.x - firstIn.x;
             uvec2 f = q * 2u - firstIn;
-            acc = regular ? reduceShared2x2(f.y * widthIn + f.x, widthIn)
-                          : reduceShared(from, q, firstIn, widthIn);
+            acc = regular ? reduceShared2x2(false, f.y * widthIn + f.x, widthIn)
+                          : reduceShared(false, from, q, firstIn, widthIn);
         }
         barrier();
         if (owner) {
-            sharedStore(tid, acc);
+            sharedStore(false, tid, acc);
             storeLevel(from + 1u, q, layer, acc);
         }
         barrier();
@@ -707,7 +732,7 @@ void reduceSmallBlock(uint base, uvec2 b, uint layer)
         uint i = tid + j * kGroupSize;
         if (i < count) {
             clearPublished(base, first + uvec2(i % size.x, i / size.x), layer);
-            sharedStore(i, v[j]);
+            sharedStore(false, i, v[j]);
         }
     }
     barrier();
@@ -722,11 +747,11 @@ void reduceSmallBlock(uint base, uvec2 b, uint layer)
         uvec2 q;
         if (owner) {
             q = firstOut + uvec2(tid % sizeOut.x, tid / sizeOut.x);
-            acc = reduceShared(from, q, firstIn, endIn.x - firstIn.x);
+            acc = reduceShared(false, from, q, firstIn, endIn.x - firstIn.x);
         }
         barrier();
         if (owner) {
-            sharedStore(tid, acc);
+            sharedStore(false, tid, acc);
             storeLevel(from + 1u, q, layer, acc);
         }
         barrier();
@@ -758,10 +783,10 @@ void sharedLevel(uint k, uvec2 b, uint layer)
     bool owner = tid < widthOut * widthOut;
     uvec2 q = uvec2(tid % widthOut, tid / widthOut);
     Acc acc;
-    if (owner) acc = reduceShared2x2(q.y * 4u * widthOut + q.x * 2u, widthOut * 2u);
+    if (owner) acc = reduceShared2x2(k == 2u, q.y * 4u * widthOut + q.x * 2u, widthOut * 2u);
     barrier();
     if (owner) {
-        sharedStore(tid, acc);
+        sharedStore(false, tid, acc);
         storeSlot(k - 1u + kCopyLevel0, ivec3((b << (kBlockLevels - k)) + q, layer), acc);
     }
     barrier();
@@ -787,8 +812,8 @@ void reduceRegularBlock(uvec2 b, uint layer, inout vec4 r[4], bool hasNext, uvec
             reduceQuadLevel1Pair(0u, q0, q1, layer, a0, a1);
             uvec2 l0 = q0 - b * kL1;
             uvec2 l1 = q1 - b * kL1;
-            sharedStore(l0.y * kL1 + l0.x, a0);
-            sharedStore(l1.y * kL1 + l1.x, a1);
+            sharedStore(true, l0.y * kL1 + l0.x, a0);
+            sharedStore(true, l1.y * kL1 + l1.x, a1);
         }
 #if VKFX_CHANNELS > 1
     } else if (kReadMode == kReadGather) {
@@ -802,8 +827,8 @@ void reduceRegularBlock(uvec2 b, uint layer, inout vec4 r[4], bool hasNext, uvec
             storeSlot(kCopyLevel0, ivec3(q1, layer), a1);
             uvec2 l0 = q0 - b * kL1;
             uvec2 l1 = q1 - b * kL1;
-            sharedStore(l0.y * kL1 + l0.x, a0);
-            sharedStore(l1.y * kL1 + l1.x, a1);
+            sharedStore(true, l0.y * kL1 + l0.x, a0);
+            sharedStore(true, l1.y * kL1 + l1.x, a1);
         }
 #endif
     } else {
@@ -812,7 +837,7 @@ void reduceRegularBlock(uvec2 b, uint layer, inout vec4 r[4], bool hasNext, uvec
             Acc acc = level1Sampled(r[j], q, layer);
             storeSlot(kCopyLevel0, ivec3(q, layer), acc);
             uvec2 local = q - b * kL1;
-            sharedStore(local.y * kL1 + local.x, acc);
+            sharedStore(true, local.y * kL1 + local.x, acc);
         }
         if (hasNext) sampleBlock(next, layer, r);
     }
@@ -825,7 +850,7 @@ void reduceRegularBlock(uvec2 b, uint layer, inout vec4 r[4], bool hasNext, uvec
         // butterflies inside 16 lanes, then levels 5 and 6 through shared memory.
         uint t = gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID;
         uvec2 m = mortonDecode(t);
-        Acc acc = reduceShared2x2(m.y * 2u * kL1 + m.x * 2u, kL1);
+        Acc acc = reduceShared2x2(true, m.y * 2u * kL1 + m.x * 2u, kL1);
         storeSlot(1u + kCopyLevel0, ivec3(b * 16u + m, layer), acc);
         acc = butterfly(acc, 1u, 2u);
         if ((t & 3u) == 0u) storeSlot(2u + kCopyLevel0, ivec3(b * 8u + mortonDecode(t >> 2u), layer), acc);
@@ -833,7 +858,7 @@ void reduceRegularBlock(uvec2 b, uint layer, inout vec4 r[4], bool hasNext, uvec
         uvec2 m4 = mortonDecode(t >> 4u);
         if ((t & 15u) == 0u) storeSlot(3u + kCopyLevel0, ivec3(b * 4u + m4, layer), acc);
         barrier(); // every read of level 1 is done
-        if ((t & 15u) == 0u) sharedStore(m4.y * 4u + m4.x, acc);
+        if ((t & 15u) == 0u) sharedStore(false, m4.y * 4u + m4.x, acc);
         barrier();
     } else {
         sharedLevel(2u, b, layer);
@@ -865,14 +890,22 @@ bool takeTicket(uint stage, uvec2 parent, uint layer, uint count)
             atomicStore(scratch.words[counter], 0u, gl_ScopeDevice, gl_StorageSemanticsBuffer,
                         gl_SemanticsRelaxed);
         }
+#if VKFX_HALF_STAGE0
+        sLo[0] = uvec2(last ? 1u : 0u);
+#else
         sLo[0] = VEC(last ? 1.0 : 0.0);
+#endif
     }
     // Workgroup scope is enough here: invocation 0's device-scope acquire (the ticket) plus
     // this barrier order the others' Coherent scratch reads after every producer's release.
     controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup,
                    gl_StorageSemanticsBuffer | gl_StorageSemanticsShared,
                    gl_SemanticsAcquireRelease);
+#if VKFX_HALF_STAGE0
+    bool goOn = sLo[0].x == 1u;
+#else
     bool goOn = sLo[0] == VEC(1.0);
+#endif
     barrier(); // everyone has read the flag before the next block overwrites sLo
     return goOn;
 }
@@ -880,7 +913,7 @@ bool takeTicket(uint stage, uvec2 parent, uint layer, uint count)
 // Publishes the value in shared slot 0 as texel `block` of level `level` (invocation 0).
 void publishShared(uint level, uvec2 block, uint layer)
 {
-    if (gl_LocalInvocationIndex == 0u) publish(level, block, layer, sharedLoad(0u));
+    if (gl_LocalInvocationIndex == 0u) publish(level, block, layer, sharedLoad(false, 0u));
 }
 
 // Which blocks a workgroup holds. Edge blocks (the bottom row and the right column, which fold
