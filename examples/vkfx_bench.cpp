@@ -286,7 +286,7 @@ Options parseOptions(int argc, char **argv) {
 
 // --- cases ---------------------------------------------------------------------------------------
 
-enum class Fill { Rgba8, Rgba16f, R32f };
+enum class Fill { Rgba8, Rgba16f, R32f, B10g11r11 };
 
 struct Format {
     VkFormat format;
@@ -303,6 +303,8 @@ const Format kSrgba8{VK_FORMAT_R8G8B8A8_SRGB, "R8G8B8A8_SRGB", VK_FORMAT_R8G8B8A
 const Format kRgba16f{VK_FORMAT_R16G16B16A16_SFLOAT, "R16G16B16A16_SFLOAT",
                       VK_FORMAT_R16G16B16A16_SFLOAT, 8, Fill::Rgba16f};
 const Format kR32f{VK_FORMAT_R32_SFLOAT, "R32_SFLOAT", VK_FORMAT_R32_SFLOAT, 4, Fill::R32f};
+const Format kB10g11r11{VK_FORMAT_B10G11R11_UFLOAT_PACK32, "B10G11R11_UFLOAT",
+                        VK_FORMAT_B10G11R11_UFLOAT_PACK32, 4, Fill::B10g11r11};
 
 struct Case {
     Format format;
@@ -330,7 +332,8 @@ std::vector<Case> allCases(const std::vector<VkExtent2D> &asked) {
                                                          {kSrgba8, vkfx::Reduction::Average},
                                                          {kRgba16f, vkfx::Reduction::Average},
                                                          {kR32f, vkfx::Reduction::Average},
-                                                         {kR32f, vkfx::Reduction::Min}};
+                                                         {kR32f, vkfx::Reduction::Min},
+                                                         {kB10g11r11, vkfx::Reduction::Average}};
     std::vector<Case> cases;
     auto add = [&](const Format &f, vkfx::Reduction r, std::uint32_t w, std::uint32_t h,
                    std::uint32_t layers, bool quick) {
@@ -546,9 +549,10 @@ class Runner {
     Gpu &m_gpu;
     Options m_options;
     Kernel m_copy;
-    Kernel m_fill[3];
+    Kernel m_fill[4];
     Kernel m_keys;
     Kernel m_chainRgba8, m_chainSrgb8, m_chainRgba16f, m_chainR32fAvg, m_chainR32fMin;
+    Kernel m_chainB10g11r11;
     Kernel m_blur2[2][2]; // blur2.comp: [RGBA8, RGBA16F][horizontal, vertical]
     Kernel m_imageCopy[2]; // image_copy.comp: RGBA8, RGBA16F
     Kernel m_fma;
@@ -574,6 +578,8 @@ Runner::Runner(Gpu &gpu, const Options &options) : m_gpu(gpu), m_options(options
     m_fill[1] =
         createKernel(gpu, bench_fill_rgba16f, sizeof(bench_fill_rgba16f), {kStorage}, 12, "fill");
     m_fill[2] = createKernel(gpu, bench_fill_r32f, sizeof(bench_fill_r32f), {kStorage}, 12, "fill");
+    m_fill[3] = createKernel(gpu, bench_fill_b10g11r11, sizeof(bench_fill_b10g11r11), {kStorage},
+                             12, "fill");
     m_keys = createKernel(gpu, bench_keys_fill, sizeof(bench_keys_fill), {kBuf}, 12, "keys");
     m_chainRgba8 = createKernel(gpu, bench_chain_rgba8_avg, sizeof(bench_chain_rgba8_avg),
                                 {kSampled, kStorage}, 16, "chain");
@@ -585,6 +591,9 @@ Runner::Runner(Gpu &gpu, const Options &options) : m_gpu(gpu), m_options(options
                                   {kSampled, kStorage}, 16, "chain");
     m_chainR32fMin = createKernel(gpu, bench_chain_r32f_min, sizeof(bench_chain_r32f_min),
                                   {kSampled, kStorage}, 16, "chain");
+    m_chainB10g11r11 =
+        createKernel(gpu, bench_chain_b10g11r11_avg, sizeof(bench_chain_b10g11r11_avg),
+                     {kSampled, kStorage}, 16, "chain");
     m_blur2[0][0] = createKernel(gpu, bench_blur2_rgba8_x, sizeof(bench_blur2_rgba8_x),
                                  {kSampled, kStorage}, sizeof(Blur2Push), "blur2");
     m_blur2[0][1] = createKernel(gpu, bench_blur2_rgba8_y, sizeof(bench_blur2_rgba8_y),
@@ -626,8 +635,9 @@ Runner::~Runner() {
     destroyBuffer(m_gpu, m_evictDst);
     if (m_queries)
         vkDestroyQueryPool(m_gpu.device, m_queries, nullptr);
-    for (Kernel *k : {&m_copy, &m_fill[0], &m_fill[1], &m_fill[2], &m_keys, &m_chainRgba8,
-                      &m_chainSrgb8, &m_chainRgba16f, &m_chainR32fAvg, &m_chainR32fMin,
+    for (Kernel *k : {&m_copy, &m_fill[0], &m_fill[1], &m_fill[2], &m_fill[3], &m_keys,
+                      &m_chainRgba8, &m_chainSrgb8, &m_chainRgba16f, &m_chainR32fAvg,
+                      &m_chainR32fMin, &m_chainB10g11r11,
                       &m_blur2[0][0], &m_blur2[0][1], &m_blur2[1][0], &m_blur2[1][1],
                       &m_imageCopy[0], &m_imageCopy[1], &m_fma}) {
         destroyKernel(m_gpu, *k);
@@ -862,7 +872,7 @@ void Runner::destroyImage(TestImage &image) {
 }
 
 const Kernel &Runner::fillKernel(Fill f) const {
-    return m_fill[f == Fill::Rgba8 ? 0 : f == Fill::Rgba16f ? 1 : 2];
+    return m_fill[static_cast<int>(f)];
 }
 
 const Kernel &Runner::chainKernel(const Case &c) const {
@@ -873,6 +883,8 @@ const Kernel &Runner::chainKernel(const Case &c) const {
         return m_chainRgba16f;
     case VK_FORMAT_R32_SFLOAT:
         return c.reduction == vkfx::Reduction::Min ? m_chainR32fMin : m_chainR32fAvg;
+    case VK_FORMAT_B10G11R11_UFLOAT_PACK32:
+        return m_chainB10g11r11;
     default:
         return m_chainRgba8;
     }

@@ -123,13 +123,16 @@ layout(push_constant) uniform Push {
 // above. (Exactly 32 KiB for 4-channel min+max, the least any device offers, so the "continue"
 // flag of main() travels through sLo[0] rather than a variable of its own.)
 //
-// 8-bit RGBA / BGRA (one result image): level 1 of a regular block of stage 0 (reduceRegularBlock:
-// 32x32 texels, most of the shared-memory traffic) is held as packed halves, one 8-byte word pair
-// a texel; every other level, and every level of the generic path, as fp32, two word pairs a
-// texel. Both paths of a regular block read its level 1 from shared memory, so they still agree
-// bit for bit, and the one rounding (at most 2^-12, 0.0623 of a code; less in linear light for
-// sRGB) keeps the stored byte within 1 code of the exact chain: 0.0623 + 0.5 < 1.
-#if (defined(VKFX_FMT_rgba8) || defined(VKFX_FMT_bgra8)) && !VKFX_MINMAX
+// 8-bit RGBA / BGRA and B10G11R11 (one result image): level 1 of a regular block of stage 0
+// (reduceRegularBlock: 32x32 texels, most of the shared-memory traffic) is held as packed halves,
+// one 8-byte word pair a texel; every other level, and every level of the generic path, as fp32,
+// two word pairs a texel. Both paths of a regular block read its level 1 from shared memory, so
+// they still agree bit for bit, and the one rounding keeps the result within its bound: for 8-bit
+// formats at most 2^-12 (0.0623 of a code; less in linear light for sRGB), so 0.0623 + 0.5 < 1
+// code; for B10G11R11 (non-negative, at most 65024, exact in fp16) at most 2^-11 of the value,
+// 1/16 of the 5- or 6-bit mantissa's unit at worst, so 1/16 + 1/2 < 1 unit. Min and max stay
+// exact (every input is exact in fp16, and rounding is monotonic).
+#if (defined(VKFX_FMT_rgba8) || defined(VKFX_FMT_bgra8) || defined(VKFX_FMT_r11g11b10f)) && !VKFX_MINMAX
 #define VKFX_HALF_STAGE0 1
 shared uvec2 sLo[kL1 * kL1 * 2];
 #else
@@ -303,11 +306,12 @@ void sharedStore(bool halves, uint i, Acc a)
     sLo[i] = a.lo;
     sHi[i] = a.hi;
 #elif VKFX_HALF_STAGE0
+    vec4 v = VEC_TO4(a.v);
     if (halves) {
-        sLo[i] = uvec2(packHalf2x16(a.v.xy), packHalf2x16(a.v.zw));
+        sLo[i] = uvec2(packHalf2x16(v.xy), packHalf2x16(v.zw));
     } else {
-        sLo[2u * i] = floatBitsToUint(a.v.xy);
-        sLo[2u * i + 1u] = floatBitsToUint(a.v.zw);
+        sLo[2u * i] = floatBitsToUint(v.xy);
+        sLo[2u * i + 1u] = floatBitsToUint(v.zw);
     }
 #else
     sLo[i] = a.v;
@@ -319,8 +323,8 @@ Acc sharedLoad(bool halves, uint i)
 #if VKFX_MINMAX
     return Acc(sLo[i], sHi[i]);
 #elif VKFX_HALF_STAGE0
-    if (halves) return Acc(vec4(unpackHalf2x16(sLo[i].x), unpackHalf2x16(sLo[i].y)));
-    return Acc(vec4(uintBitsToFloat(sLo[2u * i]), uintBitsToFloat(sLo[2u * i + 1u])));
+    if (halves) return Acc(VEC_FROM4(vec4(unpackHalf2x16(sLo[i].x), unpackHalf2x16(sLo[i].y))));
+    return Acc(VEC_FROM4(vec4(uintBitsToFloat(sLo[2u * i]), uintBitsToFloat(sLo[2u * i + 1u]))));
 #else
     return Acc(sLo[i]);
 #endif
