@@ -146,7 +146,7 @@ const vkfx::Downsampler *cachedDownsampler(const vkfx::DownsamplerCreateInfo &in
 // ---------------------------------------------------------------------------------------------
 // Content of the level read.
 
-enum class Pattern { Random, Gradient, Checker, HotPixels };
+enum class Pattern { Random, Gradient, Checker, HotPixels, RoundingTies };
 
 const char *patternName(Pattern p) {
     switch (p) {
@@ -158,8 +158,39 @@ const char *patternName(Pattern p) {
         return "Checker";
     case Pattern::HotPixels:
         return "HotPixels";
+    case Pattern::RoundingTies:
+        return "RoundingTies";
     }
     return "?";
+}
+
+// RoundingTies (fp16, RG16F, B10G11R11; 12x2): 2x2 footprints whose exact means lie between two
+// values of the format, the unit u of its mantissa at 1.0 (2^-10; 2^-6, 2^-6, 2^-5 for
+// B10G11R11): 1 + 0.75u, 1 + 0.5u (a tie), 1 + 1.5u (a tie), 1 + 0.25u, 0.75 of the smallest
+// denormal, and -1 - 0.75u (signed formats; else 1 + 0.75u again). kRoundingTiesLevel1 holds the
+// level-1 values rounded to nearest, ties to even, in the same units; truncation gives 1, 1, 1 + u,
+// 1, 0, -1 for them.
+struct TieFootprint {
+    double base; // 1, or 0 for the denormal footprint
+    int k[4];    // texels (x0, y0), (x1, y0), (x0, y1), (x1, y1): base + k * unit
+    int rounded; // level 1: base + rounded * unit
+};
+constexpr TieFootprint kRoundingTies[6] = {{1, {0, 0, 0, 3}, 1},  {1, {0, 0, 1, 1}, 0},
+                                           {1, {1, 1, 2, 2}, 2},  {1, {0, 0, 0, 1}, 0},
+                                           {0, {0, 0, 0, 3}, 1},  {-1, {0, 0, 0, -3}, -1}};
+
+// The unit of footprint i of RoundingTies in channel c: the spacing of the format's values at
+// 1.0, or its smallest denormal.
+double tieUnit(const FormatInfo &f, std::uint32_t c, std::size_t i) {
+    const int mantissa = f.format == VK_FORMAT_B10G11R11_UFLOAT_PACK32 ? (c == 2 ? 5 : 6) : 10;
+    return kRoundingTies[i].base == 0 ? std::ldexp(1.0, -14 - mantissa) : std::ldexp(1.0, -mantissa);
+}
+
+// Footprint i of RoundingTies for a format (unsigned floats take footprint 0's values for the
+// negative one).
+const TieFootprint &tieFootprint(const FormatInfo &f, std::size_t i) {
+    const bool unsignedFloat = f.format == VK_FORMAT_B10G11R11_UFLOAT_PACK32;
+    return kRoundingTies[unsignedFloat && kRoundingTies[i].base < 0 ? 0 : i];
 }
 
 std::vector<std::uint8_t> makeContent(const FormatInfo &f, VkExtent2D e, Pattern pattern,
@@ -168,6 +199,20 @@ std::vector<std::uint8_t> makeContent(const FormatInfo &f, VkExtent2D e, Pattern
     std::mt19937_64 rng(seed);
     if (pattern == Pattern::Random)
         return randomTexels(f, texels, rng);
+    if (pattern == Pattern::RoundingTies) {
+        std::vector<std::uint8_t> bytes(texels * f.bytesPerTexel);
+        for (std::uint32_t y = 0; y < e.height; ++y) {
+            for (std::uint32_t x = 0; x < e.width; ++x) {
+                const std::size_t i = std::min<std::size_t>(x / 2, std::size(kRoundingTies) - 1);
+                const TieFootprint &t = tieFootprint(f, i);
+                double v[4] = {};
+                for (std::uint32_t c = 0; c < f.channels; ++c)
+                    v[c] = t.base + t.k[(y & 1u) * 2 + (x & 1u)] * tieUnit(f, c, i);
+                encodeTexel(f, v, bytes.data() + (std::size_t{y} * e.width + x) * f.bytesPerTexel);
+            }
+        }
+        return bytes;
+    }
     std::vector<std::uint8_t> bytes(texels * f.bytesPerTexel);
     const double scale = patternScale(f);
     const double w1 = std::max(1u, e.width - 1), h1 = std::max(1u, e.height - 1);
@@ -201,6 +246,7 @@ std::vector<std::uint8_t> makeContent(const FormatInfo &f, VkExtent2D e, Pattern
                 }
                 break;
             case Pattern::Random:
+            case Pattern::RoundingTies:
                 break;
             }
             for (double &c : v)
@@ -554,17 +600,12 @@ vkfx::DownsamplerCreateInfo downsamplerInfo(const Case &c) {
 
 class DownsampleTest : public GpuTest {
   protected:
-    // The whole case in one submission: setup, record, readback; then verification.
-    void runCase(const Case &c) {
-        SCOPED_TRACE(c.describe());
-        Job job(c);
-        std::string why;
-        if (!job.supported(&why))
-            GTEST_SKIP() << why;
-        const vkfx::Downsampler *ds = cachedDownsampler(downsamplerInfo(c));
+    // A supported job in one submission: create, setup, record, readback (callers check
+    // HasFatalFailure() before reading `staging`).
+    void recordAndRead(Job &job, Staging &staging) {
+        const vkfx::Downsampler *ds = cachedDownsampler(downsamplerInfo(job.spec()));
         ASSERT_NE(ds, nullptr);
         ASSERT_TRUE(job.create());
-        Staging staging;
         VkResult recorded = VK_SUCCESS;
         ASSERT_EQ(submitAndWait([&](VkCommandBuffer cmd) {
                       job.setup(cmd, staging);
@@ -575,6 +616,19 @@ class DownsampleTest : public GpuTest {
                   VK_SUCCESS);
         ASSERT_TRUE(staging.ok()) << staging.error();
         ASSERT_EQ(recorded, VK_SUCCESS) << vkfx::lastError();
+    }
+
+    // The whole case in one submission; then verification.
+    void runCase(const Case &c) {
+        SCOPED_TRACE(c.describe());
+        Job job(c);
+        std::string why;
+        if (!job.supported(&why))
+            GTEST_SKIP() << why;
+        Staging staging;
+        recordAndRead(job, staging);
+        if (HasFatalFailure())
+            return;
         job.verify(staging, job.expected());
     }
 };
@@ -789,6 +843,42 @@ INSTANTIATE_TEST_SUITE_P(
         return std::string(patternName(std::get<0>(p.param))) + "_" +
                formatName(std::get<1>(p.param)) + "_" + reductionName(std::get<2>(p.param));
     });
+
+// Float formats round each level to nearest, ties to even (a store's own conversion may truncate):
+// level 1 of RoundingTies equals the correctly rounded means exactly, not only within 1 ulp.
+TEST_F(DownsampleTest, FloatLevelsRoundToNearestTiesToEven) {
+    for (VkFormat format : {VK_FORMAT_R16G16B16A16_SFLOAT, VK_FORMAT_R16G16_SFLOAT,
+                            VK_FORMAT_B10G11R11_UFLOAT_PACK32}) {
+        Case c;
+        c.format = format;
+        c.extent = {12, 2};
+        c.mipLevels = 2;
+        c.pattern = Pattern::RoundingTies;
+        SCOPED_TRACE(c.describe());
+        Job job(c);
+        std::string why;
+        if (!job.supported(&why)) {
+            std::printf("vkfx_test: %s skipped: %s\n", formatName(format).c_str(), why.c_str());
+            continue;
+        }
+        Staging staging;
+        recordAndRead(job, staging);
+        if (HasFatalFailure())
+            return;
+        job.verify(staging, job.expected());
+        const FormatInfo &f = job.format();
+        const std::vector<std::uint8_t> level1 = job.level(staging, 1, 0);
+        ASSERT_EQ(level1.size(), std::size(kRoundingTies) * f.bytesPerTexel);
+        for (std::size_t i = 0; i < std::size(kRoundingTies); ++i) {
+            const TieFootprint &t = tieFootprint(f, i);
+            for (std::uint32_t ch = 0; ch < f.channels; ++ch) {
+                EXPECT_EQ(decode(f, level1.data() + i * f.bytesPerTexel, ch),
+                          t.base + t.rounded * tieUnit(f, ch, i))
+                    << "level-1 texel " << i << " channel " << ch;
+            }
+        }
+    }
+}
 
 // ---------------------------------------------------------------------------------------------
 // Layers, cubes, partial chains, base levels.
