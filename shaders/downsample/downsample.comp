@@ -131,7 +131,8 @@ layout(push_constant) uniform Push {
 // formats at most 2^-12 (0.0623 of a code; less in linear light for sRGB), so 0.0623 + 0.5 < 1
 // code; for B10G11R11 (non-negative, at most 65024, exact in fp16) at most 2^-11 of the value,
 // 1/16 of the 5- or 6-bit mantissa's unit at worst, so 1/16 + 1/2 < 1 unit. Min and max stay
-// exact (every input is exact in fp16, and rounding is monotonic).
+// exact: rounding is monotonic, B10G11R11 values are exact in fp16, and an 8-bit value moves by
+// less than half a code, so its store gives the same code back.
 #if (defined(VKFX_FMT_rgba8) || defined(VKFX_FMT_bgra8) || defined(VKFX_FMT_r11g11b10f)) && !VKFX_MINMAX
 #define VKFX_HALF_STAGE0 1
 shared uvec2 sLo[kL1 * kL1 * 2];
