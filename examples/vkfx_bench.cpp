@@ -549,7 +549,7 @@ class Runner {
     Gpu &m_gpu;
     Options m_options;
     Kernel m_copy;
-    Kernel m_fill[4];
+    Kernel m_fill[4]; // indexed by Fill
     Kernel m_keys;
     Kernel m_chainRgba8, m_chainSrgb8, m_chainRgba16f, m_chainR32fAvg, m_chainR32fMin;
     Kernel m_chainB10g11r11;

@@ -586,16 +586,16 @@ uvec2 mortonDecode(uint t)
 }
 
 // Texel q of level+1, reduced from level `level` held in shared memory (row-major from texel
-// firstIn, widthIn texels wide), in the one reduction order.
-Acc reduceShared(bool halves, uint level, uvec2 q, uvec2 firstIn, uint widthIn)
+// firstIn, widthIn texels wide, fp32 slots), in the one reduction order.
+Acc reduceShared(uint level, uvec2 q, uvec2 firstIn, uint widthIn)
 {
     uvec2 n = footprintCount(q, level);
     uvec2 f = q * 2u - firstIn;
     Acc acc;
     for (uint y = 0u; y < n.y; ++y) {
         uint i = (f.y + y) * widthIn + f.x;
-        Acc row = sharedLoad(halves, i);
-        for (uint x = 1u; x < n.x; ++x) row = accCombine(row, sharedLoad(halves, i + x));
+        Acc row = sharedLoad(false, i);
+        for (uint x = 1u; x < n.x; ++x) row = accCombine(row, sharedLoad(false, i + x));
         if (y == 0u) acc = row;
         else acc = accCombine(acc, row);
     }
@@ -705,7 +705,7 @@ void reduceBlock(uint base, uvec2 b, uint layer)
             uint widthIn = endIn.x - firstIn.x;
             uvec2 f = q * 2u - firstIn;
             acc = regular ? reduceShared2x2(false, f.y * widthIn + f.x, widthIn)
-                          : reduceShared(false, from, q, firstIn, widthIn);
+                          : reduceShared(from, q, firstIn, widthIn);
         }
         barrier();
         if (owner) {
@@ -752,7 +752,7 @@ void reduceSmallBlock(uint base, uvec2 b, uint layer)
         uvec2 q;
         if (owner) {
             q = firstOut + uvec2(tid % sizeOut.x, tid / sizeOut.x);
-            acc = reduceShared(false, from, q, firstIn, endIn.x - firstIn.x);
+            acc = reduceShared(from, q, firstIn, endIn.x - firstIn.x);
         }
         barrier();
         if (owner) {
