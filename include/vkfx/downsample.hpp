@@ -14,10 +14,12 @@
 // is ever dropped; where e_k is 1 the texel reduces texel 0 alone (the other axis keeps halving).
 // The same rule holds for y, so a footprint is 1..3 x 1..3 texels.
 //   Average  the mean of the footprint, in linear light for sRGB formats. Intermediate levels
-//            are carried in fp32 and each stored value is rounded once (fp16 and 11/10-bit
-//            floats to nearest by vkfx itself, whatever the hardware's store rounding), so every
-//            level is within 1 unit in the last place of the exact mean of the exact chain
-//            (unorm and sRGB: 1 code; fp16, 11/10-bit floats: 1 ulp; fp32: 1e-5 relative).
+//            are carried in fp32 (8-bit RGBA / BGRA and B10G11R11 round level 1 of each 64x64
+//            block to fp16 once on the way, at most 0.07 of the unit) and each stored value is
+//            rounded once (fp16 and 11/10-bit floats to nearest, ties to even, by vkfx itself,
+//            whatever the hardware's store rounding), so every level is within 1 unit in the last
+//            place of the exact mean of the exact chain (unorm and sRGB: 1 code; fp16, 11/10-bit
+//            floats: 1 ulp; fp32: 1e-5 relative).
 //   Min/Max  the minimum / maximum of the footprint, per channel, bit-exact: a depth pyramid
 //            built with them is conservative. (NaN inputs give unspecified results.)
 //   MinMax   both from one read, into two images (DownsampleTargetCreateInfo::maxImage).
