@@ -93,6 +93,12 @@ struct DownsampleScratchLayout {
     VkDeviceSize words = 0;
 };
 
+// Scratch words of one published texel: three channels are padded to four (one 16-byte quad, as the
+// kernel's kVecWords), MinMax holds two values.
+inline std::uint32_t downsampleWordsPerTexel(std::uint32_t channels, bool minmax) {
+    return (channels == 3 ? 4u : channels) * (minmax ? 2u : 1u);
+}
+
 inline DownsampleScratchLayout downsampleScratchLayout(VkExtent2D e, std::uint32_t layers,
                                                        std::uint32_t levelCount,
                                                        std::uint32_t wordsPerTexel)
@@ -103,7 +109,7 @@ inline DownsampleScratchLayout downsampleScratchLayout(VkExtent2D e, std::uint32
     DownsampleScratchLayout l;
     VkDeviceSize w = 0;
     auto take = [&](VkDeviceSize n) {
-        w = (w + 3) & ~VkDeviceSize{3}; // 16-byte aligned: 4-channel texels move as one quad
+        w = (w + 3) & ~VkDeviceSize{3}; // 16-byte aligned: 3- and 4-channel texels move as one quad
         auto at = static_cast<std::uint32_t>(w);
         w += n;
         return at;
@@ -479,7 +485,8 @@ inline ScratchRequirements Downsampler::scratchRequirements(VkExtent2D extent, s
 {
     ScratchRequirements req;
     if (!m_device) return req;
-    std::uint32_t wordsPerTexel = m_channels * (m_info.reduction == Reduction::MinMax ? 2u : 1u);
+    std::uint32_t wordsPerTexel =
+        detail::downsampleWordsPerTexel(m_channels, m_info.reduction == Reduction::MinMax);
     detail::DownsampleScratchLayout l =
         detail::downsampleScratchLayout(extent, layerCount, levelCount, wordsPerTexel);
     req.size = std::max<VkDeviceSize>(l.words * 4, 16);
@@ -598,7 +605,7 @@ inline VkResult Downsampler::resolve(const DownsampleInfo& info, Chain* c) const
                         static_cast<int>(info.sourceLayout));
     }
 
-    std::uint32_t wordsPerTexel = m_channels * (minmax ? 2u : 1u);
+    std::uint32_t wordsPerTexel = detail::downsampleWordsPerTexel(m_channels, minmax);
     c->layout = detail::downsampleScratchLayout(c->extent, c->layers, c->levels, wordsPerTexel);
     VkDeviceSize need = std::max<VkDeviceSize>(c->layout.words * 4, 16);
     if (c->layout.words > UINT32_MAX / 2) {
