@@ -3,7 +3,7 @@
 //   vkfx-bench [downsample|sort|blur] [--device NAME] [--quick] [--reps N] [--warmup N]
 //              [--filter A,B,...] [--radii A,B,...] [--sizes WxH,...] [--csv FILE]
 //              [--json FILE] [--no-evict] [--evict-mib N]
-//              [--pipeline-stats]
+//              [--pipeline-stats] [--dispatches auto|one|two]
 //              [--copy-mib N] [--list] [--verbose]
 //
 // Blur (`vkfx-bench blur`). vkfx::Blurrer::record of a Gaussian blur (radius r = 1, 2, 4, .. 64
@@ -35,7 +35,8 @@
 //
 // Downsample (the default mode). For every case (format, extent, layers, reduction) it builds
 // the whole mip chain three ways, in the same run, on the same image:
-//   vkfx   vkfx::Downsampler::record: every level of every layer in one dispatch;
+//   vkfx   vkfx::Downsampler::record: every level of every layer in one dispatch (two on large
+//          images: DownsampleDispatches::Auto, or --dispatches);
 //   blit   a vkCmdBlitImage chain (linear filter, level k -> k+1) with one image barrier between
 //          levels (TRANSFER_DST -> TRANSFER_SRC of the level just written): what most engines do;
 //   chain  one compute dispatch per level (texelFetch of the 2x2 box of level k through a sampled
@@ -148,6 +149,7 @@ struct Options {
     bool list = false;
     bool pipelineStats = false;
     bool verbose = false;
+    vkfx::DownsampleDispatches dispatches = vkfx::DownsampleDispatches::Auto; // --dispatches
 };
 
 void usage(std::FILE *out) {
@@ -176,6 +178,7 @@ void usage(std::FILE *out) {
         "  --evict-mib N    size of each buffer of the eviction copy (default 256; --quick: 16)\n"
         "  --copy-mib N     size of the buffer copied for the copy ceiling (default 1024;\n"
         "                   --quick: 64); capped by maxStorageBufferRange\n"
+        "  --dispatches D   downsample: auto (default), one or two (DownsampleInfo::dispatches)\n"
         "  --list           print the rows that would run, and exit\n"
         "  --pipeline-stats print the driver's statistics (registers, shared memory, ...) of\n"
         "                   each pipeline vkfx creates (VK_KHR_pipeline_executable_properties)\n"
@@ -258,6 +261,16 @@ Options parseOptions(int argc, char **argv) {
         } else if (a == "--copy-mib") {
             o.copyMiB = parseCount("--copy-mib", value(), 1);
             copySet = true;
+        } else if (a == "--dispatches") {
+            const std::string d = value();
+            if (d == "auto")
+                o.dispatches = vkfx::DownsampleDispatches::Auto;
+            else if (d == "one")
+                o.dispatches = vkfx::DownsampleDispatches::One;
+            else if (d == "two")
+                o.dispatches = vkfx::DownsampleDispatches::Two;
+            else
+                die("--dispatches takes auto, one or two, not '" + d + "'");
         } else if (a == "--list") {
             o.list = true;
         } else if (a == "--pipeline-stats") {
@@ -978,6 +991,7 @@ Timing Runner::measureVkfx(const Case &c, const TestImage &image, std::uint32_t 
         vkfx::DownsampleInfo di;
         di.target = &target;
         di.sourceLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+        di.dispatches = m_options.dispatches;
         return spd->record(cmd, di) == VK_SUCCESS;
     };
     return measure(m);

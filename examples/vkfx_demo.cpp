@@ -6,9 +6,9 @@
 //
 // It writes into FOLDER (default vkfx-demo-out):
 //   input.png           the image used
-//   mips.png            its whole sRGB mip chain from one dispatch, every level on a contact sheet
-//   depth-pyramid.png   a max-depth pyramid of a generated depth buffer (checked exactly on the CPU)
-//   blur.png            the image blurred in linear light at three sigmas, side by side
+//   mips.png            its whole sRGB mip chain from one record, every level on a contact sheet
+//   depth-pyramid.png   a max-depth pyramid of a generated depth buffer (checked exactly on the
+//   CPU) blur.png            the image blurred in linear light at three sigmas, side by side
 //   particles.png       3 million particles drawn back to front in the order the GPU sorted them
 //                       (checked against std::stable_sort)
 // Exits non-zero with a one-line reason on any failure.
@@ -557,7 +557,8 @@ void mipChain(const Gpu& g, const vkfx::Device& dev, const Picture& input, std::
             }
         });
     }
-    std::printf("  vkfx, one dispatch:          %s%s\n", msText(vkfxMs).c_str(), speedup(vkfxMs, blitMs).c_str());
+    std::printf("  vkfx, one record:            %s%s\n", msText(vkfxMs).c_str(),
+                speedup(vkfxMs, blitMs).c_str());
     std::printf("  vkCmdBlitImage chain:        %s\n",
                 canBlit ? msText(blitMs).c_str() : "n/a (the format cannot be blitted with a linear filter here)");
 
@@ -653,7 +654,7 @@ void depthPyramid(const Gpu& g, const vkfx::Device& dev, std::uint32_t reps, con
     const vkfx::DownsampleInfo info{.target = &target, .sourceLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
     const double ms = timeRecord(g, reps, nullptr, "vkfx::Downsampler::record (depth pyramid)",
                                  [&](VkCommandBuffer cmd) { return downsampler.record(cmd, info); });
-    std::printf("  vkfx, one dispatch:          %s\n", msText(ms).c_str());
+    std::printf("  vkfx, one record:            %s\n", msText(ms).c_str());
 
     submit(g, [&](VkCommandBuffer cmd) {
         example::imageBarrier(cmd, pyramid.image, 0, levels, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);

@@ -19,6 +19,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -295,6 +296,7 @@ struct Case {
     // list when not empty (also given to the target).
     bool mutableFormat = false;
     std::vector<VkFormat> viewFormats;
+    vkfx::DownsampleDispatches dispatches = vkfx::DownsampleDispatches::Auto;
 
     std::string describe() const {
         std::string s =
@@ -317,9 +319,15 @@ struct Case {
             s += " MutableFormat";
         if (!viewFormats.empty())
             s += " viewFormats " + std::to_string(viewFormats.size());
+        if (dispatches == vkfx::DownsampleDispatches::One)
+            s += " OneDispatch";
+        if (dispatches == vkfx::DownsampleDispatches::Two)
+            s += " TwoDispatches";
         return s;
     }
 };
+
+void PrintTo(const Case &c, std::ostream *os) { *os << c.describe(); }
 
 struct Expected {
     // [layer][i]: reference of level base + 1 + i (hi: the max image of MinMax).
@@ -449,6 +457,7 @@ class Job {
         i.baseLevel = m_case.baseLevel;
         i.levelCount = m_case.levelCount;
         i.sourceLayout = m_case.sourceLayout;
+        i.dispatches = m_case.dispatches;
         return i;
     }
 
@@ -618,6 +627,25 @@ class DownsampleTest : public GpuTest {
         ASSERT_EQ(recorded, VK_SUCCESS) << vkfx::lastError();
     }
 
+    // Two jobs in one submission, `a` recorded first (callers check HasFatalFailure()).
+    void recordBoth(const vkfx::Downsampler *dsA, Job &a, const vkfx::Downsampler *dsB, Job &b,
+                    Staging &staging) {
+        VkResult ra = VK_SUCCESS, rb = VK_SUCCESS;
+        ASSERT_EQ(submitAndWait([&](VkCommandBuffer cmd) {
+                      a.setup(cmd, staging);
+                      b.setup(cmd, staging);
+                      ra = dsA->record(cmd, a.info());
+                      rb = dsB->record(cmd, b.info());
+                      a.readback(cmd, staging);
+                      b.readback(cmd, staging);
+                      staging.downloadsToHost(cmd);
+                  }),
+                  VK_SUCCESS);
+        ASSERT_TRUE(staging.ok()) << staging.error();
+        ASSERT_EQ(ra, VK_SUCCESS) << vkfx::lastError();
+        ASSERT_EQ(rb, VK_SUCCESS) << vkfx::lastError();
+    }
+
     // The whole case in one submission; then verification.
     void runCase(const Case &c) {
         SCOPED_TRACE(c.describe());
@@ -632,6 +660,36 @@ class DownsampleTest : public GpuTest {
         job.verify(staging, job.expected());
     }
 };
+
+// Every written level of every layer of the target (and of the max image) holds the same bytes in
+// `a` and `b`, two jobs of one case run two ways. Reports the first differing texel of each level.
+void expectSameLevels(const Job &a, const Job &b, const Staging &staging, const char *ways) {
+    const std::uint32_t bpt = a.format().bytesPerTexel;
+    for (std::uint32_t i = 0; i < a.writtenLevels(); ++i) {
+        const std::uint32_t level = a.spec().baseLevel + 1 + i;
+        for (std::uint32_t layer = 0; layer < a.spec().layers; ++layer) {
+            if (!a.inTarget(layer))
+                continue;
+            for (int which = 0; which < (a.minmax() ? 2 : 1); ++which) {
+                std::vector<std::uint8_t> x = a.level(staging, level, layer, which == 1);
+                std::vector<std::uint8_t> y = b.level(staging, level, layer, which == 1);
+                ASSERT_EQ(x.size(), y.size());
+                std::size_t diff = 0;
+                while (diff < x.size() && x[diff] == y[diff])
+                    ++diff;
+                if (diff < x.size()) {
+                    const std::size_t texel = diff / bpt;
+                    const std::uint32_t w = a.image().levelExtent(level).width;
+                    ADD_FAILURE() << "level " << level << " layer " << layer
+                                  << (which ? " (max)" : "") << ": " << ways
+                                  << " differ, first at texel (" << texel % w << ", " << texel / w
+                                  << ") byte " << diff % bpt << ": " << int(x[diff]) << " vs "
+                                  << int(y[diff]);
+                }
+            }
+        }
+    }
+}
 
 // ---------------------------------------------------------------------------------------------
 // Sizes: the full chain of RGBA8 Average on both code paths, which must agree byte for byte.
@@ -663,42 +721,16 @@ TEST_P(DownsampleSizes, EveryLevelMatchesReferenceOnBothPathsWhichAgreeBitForBit
     ASSERT_TRUE(subgroupJob.create());
     ASSERT_TRUE(sharedJob.create(&subgroupJob));
     Staging staging;
-    VkResult r1 = VK_SUCCESS, r2 = VK_SUCCESS;
     // Both records in one command buffer (different images, different Downsamplers).
-    ASSERT_EQ(submitAndWait([&](VkCommandBuffer cmd) {
-                  subgroupJob.setup(cmd, staging);
-                  sharedJob.setup(cmd, staging);
-                  r1 = dsDefault->record(cmd, subgroupJob.info());
-                  r2 = dsShared->record(cmd, sharedJob.info());
-                  subgroupJob.readback(cmd, staging);
-                  sharedJob.readback(cmd, staging);
-                  staging.downloadsToHost(cmd);
-              }),
-              VK_SUCCESS);
-    ASSERT_TRUE(staging.ok()) << staging.error();
-    ASSERT_EQ(r1, VK_SUCCESS) << vkfx::lastError();
-    ASSERT_EQ(r2, VK_SUCCESS) << vkfx::lastError();
+    recordBoth(dsDefault, subgroupJob, dsShared, sharedJob, staging);
+    if (HasFatalFailure())
+        return;
 
     const Expected expected = subgroupJob.expected();
     subgroupJob.verify(staging, expected);
     sharedJob.verify(staging, expected);
 
-    for (std::uint32_t i = 0; i < subgroupJob.writtenLevels(); ++i) {
-        std::vector<std::uint8_t> a = subgroupJob.level(staging, i + 1, 0);
-        std::vector<std::uint8_t> b = sharedJob.level(staging, i + 1, 0);
-        ASSERT_EQ(a.size(), b.size());
-        std::size_t diff = 0;
-        while (diff < a.size() && a[diff] == b[diff])
-            ++diff;
-        if (diff < a.size()) {
-            const std::size_t texel = diff / 4;
-            const std::uint32_t w = subgroupJob.image().levelExtent(i + 1).width;
-            ADD_FAILURE() << "level " << i + 1
-                          << ": the subgroup and shared-memory paths differ, first at texel ("
-                          << texel % w << ", " << texel / w << ") byte " << diff % 4 << ": "
-                          << int(a[diff]) << " vs " << int(b[diff]);
-        }
-    }
+    expectSameLevels(subgroupJob, sharedJob, staging, "the subgroup and shared-memory paths");
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -711,6 +743,73 @@ INSTANTIATE_TEST_SUITE_P(
                       SizeParam{{4095, 2175}},
                       SizeParam{{4096, 4096}}, SizeParam{{16384, 4}}, SizeParam{{8192, 8192}}),
     [](const ::testing::TestParamInfo<SizeParam> &p) { return extentName(p.param.extent); });
+
+// Two dispatches (the levels above 6 in a second one, which Auto takes on large images) against
+// the reference and against one dispatch, byte for byte: both records in one command buffer, the
+// two-dispatch one first, on one scratch (which it must leave zeroed for the other).
+class DownsampleDispatchCount : public DownsampleTest,
+                                public ::testing::WithParamInterface<Case> {};
+
+TEST_P(DownsampleDispatchCount, TwoDispatchesMatchReferenceAndOneDispatchBitForBit) {
+    Case one = GetParam();
+    one.dispatches = vkfx::DownsampleDispatches::One;
+    Case two = one;
+    two.dispatches = vkfx::DownsampleDispatches::Two;
+    SCOPED_TRACE(two.describe());
+    Job oneJob(one), twoJob(two);
+    std::string why;
+    if (!oneJob.supported(&why))
+        GTEST_SKIP() << why;
+    const vkfx::Downsampler *ds = cachedDownsampler(downsamplerInfo(one));
+    ASSERT_NE(ds, nullptr);
+    ASSERT_TRUE(oneJob.create());
+    ASSERT_TRUE(twoJob.create(&oneJob));
+    Staging staging;
+    recordBoth(ds, twoJob, ds, oneJob, staging);
+    if (HasFatalFailure())
+        return;
+    const Expected expected = oneJob.expected();
+    oneJob.verify(staging, expected);
+    twoJob.verify(staging, expected);
+    expectSameLevels(oneJob, twoJob, staging, "one and two dispatches");
+}
+
+std::vector<Case> dispatchCountCases() {
+    std::vector<Case> cases;
+    auto add = [&](VkFormat f, Reduction r, VkExtent2D e, std::uint32_t layers = 1) {
+        Case c;
+        c.format = f;
+        c.reduction = r;
+        c.extent = e;
+        c.layers = layers;
+        c.seed = e.width * 7u + e.height + layers;
+        cases.push_back(c);
+        return &cases.back();
+    };
+    add(VK_FORMAT_R8G8B8A8_UNORM, Reduction::Average, {129, 130});      // levels 7..
+    add(VK_FORMAT_R8G8B8A8_UNORM, Reduction::Average, {1920, 1080});    // a 30x16 stage-1 block
+    add(VK_FORMAT_R8G8B8A8_UNORM, Reduction::Average, {4097, 3});       // levels 7..12
+    add(VK_FORMAT_R8G8B8A8_UNORM, Reduction::Average, {16384, 4});      // and 13.. (stage 2)
+    add(VK_FORMAT_R8G8B8A8_UNORM, Reduction::Average, {5, 12300});      // 1x3 stage-1 blocks
+    add(VK_FORMAT_R8G8B8A8_UNORM, Reduction::Average, {1000, 1000}, 3); // a group per layer
+    add(VK_FORMAT_R8G8B8A8_SRGB, Reduction::Average, {130, 66});
+    add(VK_FORMAT_R16G16B16A16_SFLOAT, Reduction::MinMax, {255, 257})->mutableFormat = true;
+    add(VK_FORMAT_R32_SFLOAT, Reduction::Min, {300, 2000});
+    add(VK_FORMAT_B10G11R11_UFLOAT_PACK32, Reduction::Average, {513, 129});
+    Case *base = add(VK_FORMAT_R8G8B8A8_UNORM, Reduction::Average, {4096, 64});
+    base->baseLevel = 1;
+    base->sourceLayout = VK_IMAGE_LAYOUT_GENERAL;
+    return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(, DownsampleDispatchCount, ::testing::ValuesIn(dispatchCountCases()),
+                         [](const ::testing::TestParamInfo<Case> &p) {
+                             std::string n = p.param.describe();
+                             for (char &ch : n)
+                                 if (!std::isalnum(static_cast<unsigned char>(ch)))
+                                     ch = '_';
+                             return n;
+                         });
 
 // How level 0 is read: the device's default (textureGather for one channel, and per channel for
 // RGBA16F, everywhere; bilinear samples for 8-bit UNORM on NVIDIA) and DownsamplerFlagTexelFetch,
@@ -1065,6 +1164,8 @@ TEST_F(DownsampleTest, CallerScratchIsSharedByRecordsAndLeftZeroed) {
     cases[1].extent = {4097, 3};   // 13 levels: level-18 counters
     cases[2].extent = {255, 257};
     cases[2].layers = 3;
+    cases[1].dispatches = vkfx::DownsampleDispatches::Two; // each leaves the scratch zeroed too
+    cases[2].dispatches = vkfx::DownsampleDispatches::Two;
     const vkfx::Downsampler *ds = cachedDownsampler(downsamplerInfo(cases[0]));
     ASSERT_NE(ds, nullptr);
     std::vector<std::unique_ptr<Job>> jobs;
@@ -1163,14 +1264,16 @@ using DepthParam = std::tuple<VkFormat, Reduction, vkfx::DepthLevelZero>;
 
 class DepthPyramid : public GpuTest, public ::testing::WithParamInterface<DepthParam> {
   protected:
-    void runDepth(VkExtent2D depthExtent) {
+    void runDepth(VkExtent2D depthExtent,
+                  vkfx::DownsampleDispatches dispatches = vkfx::DownsampleDispatches::Auto) {
         const VkFormat depthFormat = std::get<0>(GetParam());
         const Reduction reduction = std::get<1>(GetParam());
         const vkfx::DepthLevelZero levelZero = std::get<2>(GetParam());
         const bool copy = levelZero == vkfx::DepthLevelZero::Copy;
         const bool minmax = reduction == Reduction::MinMax;
         SCOPED_TRACE(formatName(depthFormat) + " " + reductionName(reduction) +
-                     (copy ? " Copy " : " Reduce ") + extentName(depthExtent));
+                     (copy ? " Copy " : " Reduce ") + extentName(depthExtent) +
+                     (dispatches == vkfx::DownsampleDispatches::Two ? " TwoDispatches" : ""));
         std::string why;
         if (!deviceCanDownsample(VK_FORMAT_R32_SFLOAT, depthFormat, &why))
             GTEST_SKIP() << why;
@@ -1249,6 +1352,7 @@ class DepthPyramid : public GpuTest, public ::testing::WithParamInterface<DepthP
                       vkfx::DownsampleInfo info;
                       info.target = &target;
                       info.sourceLayout = depthUse.layout;
+                      info.dispatches = dispatches;
                       recorded = ds->record(cmd, info);
                       for (Image *img : {&pyramid, &pyramidMax}) {
                           if (!img->handle())
@@ -1296,6 +1400,12 @@ TEST_P(DepthPyramid, EveryLevelMatchesReferenceOnOddSizes) {
     for (VkExtent2D e :
          {VkExtent2D{1, 1}, VkExtent2D{7, 5}, VkExtent2D{255, 257}, VkExtent2D{1000, 3}}) {
         runDepth(e);
+        if (stopped())
+            return;
+    }
+    // The levels above 6 in a second dispatch (Copy: 255x257 writes 8 levels, 128x129 7).
+    for (VkExtent2D e : {VkExtent2D{255, 257}, VkExtent2D{128, 129}}) {
+        runDepth(e, vkfx::DownsampleDispatches::Two);
         if (stopped())
             return;
     }
@@ -1486,6 +1596,13 @@ TEST_F(DownsampleBadInput, LevelCountBeyondTheChainIsRejected) {
 TEST_F(DownsampleBadInput, ZeroLevelCountIsRejected) {
     vkfx::DownsampleInfo info = m_job->info();
     info.levelCount = 0;
+    expectRecordFails(VK_ERROR_VALIDATION_FAILED_EXT,
+                      [&](VkCommandBuffer cmd) { return m_ds->record(cmd, info); });
+}
+
+TEST_F(DownsampleBadInput, UnknownDispatchesIsRejected) {
+    vkfx::DownsampleInfo info = m_job->info();
+    info.dispatches = static_cast<vkfx::DownsampleDispatches>(3);
     expectRecordFails(VK_ERROR_VALIDATION_FAILED_EXT,
                       [&](VkCommandBuffer cmd) { return m_ds->record(cmd, info); });
 }

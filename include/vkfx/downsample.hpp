@@ -1,4 +1,4 @@
-// vkfx downsample: a whole mip chain (or depth pyramid) in one dispatch.
+// vkfx downsample: a whole mip chain (or depth pyramid) in one dispatch (two on large images).
 //
 //   vkfx::Downsampler spd;     // one per (format, reduction) and device
 //   vkfx::Downsampler::create(dev, {.format = VK_FORMAT_R8G8B8A8_SRGB}, &spd);
@@ -36,10 +36,12 @@
 // which fold odd leftovers, one each), each to one texel six levels up, writing the levels between;
 // a tree of atomic counters in the scratch buffer elects, for every 64x64 block of those texels,
 // the last group to finish, which goes on with the next six levels - so any extent and any number
-// of layers is one dispatch. Counters are handed over under the Vulkan memory model and left at
-// zero. Interior blocks read each 2x2 footprint with one sampler fetch where that is exact enough
-// (see DownsamplerFlagTexelFetch) and use subgroup shuffles where the device has them
-// (DownsamplerFlagSharedMemoryOnly turns that off; both paths give identical results).
+// of layers is one dispatch. (On large images, 8192x8192 and up, a second dispatch makes the levels
+// above 6 instead, and the first takes no tickets: faster there; DownsampleDispatches.) Counters
+// are handed over under the Vulkan memory model and left at zero. Interior blocks read each 2x2
+// footprint with one sampler fetch where that is exact enough (see DownsamplerFlagTexelFetch) and
+// use subgroup shuffles where the device has them (DownsamplerFlagSharedMemoryOnly turns that off;
+// both paths give identical results).
 //
 // Formats (format / what is written through):
 //   R8G8B8A8_UNORM, B8G8R8A8_UNORM, R16G16B16A16_SFLOAT, R16G16_SFLOAT, R32_SFLOAT,
@@ -242,6 +244,27 @@ private:
     VkImageView m_depth = VK_NULL_HANDLE;        // depth aspect, level 0
 };
 
+// How a record spreads a chain over dispatches (DownsampleInfo::dispatches). Both give the same
+// bits.
+enum class DownsampleDispatches : std::uint32_t {
+    // Two where levelCount > 6 and the level read holds at least kDownsampleTwoDispatchBlocks
+    // (16384) 64x64 blocks over all layers (8192x8192 and larger; a 4096x4096 cube), else one.
+    // On an H200, two against one: RGBA8 8192^2 116 / 123 us, 16384^2 394 / 425; B10G11R11
+    // 16384^2 405 / 434; R32F 8192^2 104.6 / 108.3; RGBA16F 8192^2 256 / 259 (every format faster
+    // from 8192^2 up); at 4096^2 2.6% faster to 1.3% slower by format; from 2048^2 down 4-9%
+    // slower (a second launch costs more there than the tickets).
+    Auto = 0,
+    // One dispatch: the last workgroup to finish each 64x64 block of level-6 texels (an atomic
+    // ticket per workgroup) goes on with the six levels above it, and so on.
+    One = 1,
+    // Levels up to 6 in a first dispatch, which takes no tickets, and the levels above them in a
+    // second, one workgroup per 64x64 block of level-6 texels. One dispatch where levelCount <= 6.
+    Two = 2,
+};
+
+// Auto's threshold: 64x64 blocks of the level read, over all layers.
+inline constexpr std::uint64_t kDownsampleTwoDispatchBlocks = 16384;
+
 struct DownsampleInfo {
     // Required: a valid target of the Downsampler's VkDevice. Its format must be the
     // Downsampler's (and its depth format, for depth pyramids); Reduction::MinMax needs a target
@@ -269,6 +292,8 @@ struct DownsampleInfo {
     VkBuffer scratchBuffer = VK_NULL_HANDLE;
     VkDeviceSize scratchOffset = 0;
     VkDeviceSize scratchSize = VK_WHOLE_SIZE;
+    // One or two dispatches (see DownsampleDispatches). Default Auto.
+    DownsampleDispatches dispatches = DownsampleDispatches::Auto;
 };
 
 // Generates mip chains or depth pyramids of one format and reduction. Move-only; moving leaves
@@ -331,7 +356,10 @@ public:
     //      (SHADER_READ|WRITE) on the scratch range, ordering this record after earlier users of
     //      the same scratch on the queue;
     //   2. vkCmdBindPipeline, vkCmdPushDescriptorSetKHR (set 0), vkCmdPushConstants, and one
-    //      vkCmdDispatch.
+    //      vkCmdDispatch;
+    //   3. with two dispatches (DownsampleInfo::dispatches): a vkCmdPipelineBarrier with a global
+    //      memory barrier, COMPUTE_SHADER (SHADER_WRITE) -> COMPUTE_SHADER (SHADER_READ|WRITE),
+    //      vkCmdPushConstants and the second vkCmdDispatch.
     // It disturbs the compute pipeline binding, push descriptor set 0 and push constants.
     // Synchronization before and after is the caller's: the level read must be in
     // info.sourceLayout and visible to COMPUTE_SHADER / SHADER_SAMPLED_READ; the written levels
@@ -345,8 +373,8 @@ public:
     // device, a depth target with a colour Downsampler or the reverse, a depth pyramid whose
     // extent does not match DepthLevelZero or a baseLevel other than 0, levels outside the image,
     // more than 15 levels, a missing maxImage or a MinMax baseLevel other than 0, a sourceLayout
-    // not listed at DownsampleInfo, scratch that is too small (the owned one included) or
-    // misaligned, or more than one dispatch can address.
+    // not listed at DownsampleInfo, an unknown DownsampleDispatches, scratch that is too small
+    // (the owned one included) or misaligned, or more than one dispatch can address.
     // Cost: reads the level read once and writes every written level once (measured speeds:
     // README, "Performance").
     VkResult record(VkCommandBuffer cmd, const DownsampleInfo& info) const;

@@ -14,7 +14,10 @@
 // publishes those level-6 values (fp32) in the scratch buffer and takes one ticket for them from
 // the counter of the level-12 block that contains them; the last group to arrive there reduces
 // that block (levels 7..12) from the published values, and so on up a tree of counters - so any
-// extent takes one dispatch.
+// extent takes one dispatch. Large images may take two instead (pc.split, chosen by the host): the
+// first makes stage 0 and publishes without tickets, the second (after a barrier) runs one group
+// per level-12 block from the published values - every stage-0 group's ticket, a release and an
+// atomic round trip under full load, costs more there than a second launch.
 //
 // Memory model: the published values and the counters live in a Coherent buffer (device-scope
 // availability and visibility); the counter increment is a device-scope AcquireRelease atomic, so
@@ -121,7 +124,14 @@ layout(push_constant) uniform Push {
     uint dataOffset6;      // published level-6 texels, all layers
     uint dataOffset12;     // published level-12 texels
     uint pairs;            // 1: a workgroup holds a 2x2 of regular blocks; 0: one block
+    uint split;            // kWhole, kStage0 or kAbove (see main())
 } pc;
+
+// What a dispatch does (pc.split).
+const uint kWhole = 0u;  // the whole chain: stage 0, and the last group of each block goes on
+const uint kStage0 = 1u; // stage 0 only: publishes its level-6 texels and takes no ticket
+const uint kAbove = 2u;  // after a kStage0 dispatch (and a barrier): one workgroup per stage-1
+                         // block makes the levels above 6 from the published texels
 
 // Level +1 of a regular block (32x32), or level +2 of an edge block (up to 31x31), and the levels
 // above. (Exactly 32 KiB for 4-channel min+max, the least any device offers, so the "continue"
@@ -972,59 +982,67 @@ uvec2 groupBlocks(out uvec2 bound, out uint blocksHere)
 }
 
 // Workgroup (i, j, layer) reduces the blocks groupBlocks() names and takes one ticket for all of
-// them. Each stage is called with a constant base, so that every store goes to a view the compiler
-// knows.
+// them (kWhole), or only publishes their level-6 texels (kStage0); in a kAbove dispatch it is
+// stage-1 block (i, j) of layer `layer` instead, all of whose inputs are published. Each stage is
+// called with a constant base, so that every store goes to a view the compiler knows.
 void main()
 {
     uint layer = gl_WorkGroupID.z;
-    uvec2 bound;
-    uint blocksHere;
-    uvec2 first = groupBlocks(bound, blocksHere);
-    bool chainGoesOn = pc.levelCount > kBlockLevels;
-    bool fast = pc.levelCount >= kBlockLevels;
+    uvec2 parent; // the stage-1 block this group goes on with
+    if (pc.split == kAbove) {
+        parent = gl_WorkGroupID.xy;
+    } else {
+        uvec2 bound;
+        uint blocksHere;
+        uvec2 first = groupBlocks(bound, blocksHere);
+        bool chainGoesOn = pc.levelCount > kBlockLevels;
+        bool fast = pc.levelCount >= kBlockLevels;
 
-    // Regular blocks first, then the others: the generic code of edge blocks runs with nothing of
-    // the regular path live, which keeps the register count low.
-    uint count = 0u;
-    uint edges = 0u;   // bit k: block k takes the generic path
-    uint regular = 0u; // bit k: block k is regular
-    for (uint k = 0u; k < blocksHere; ++k) {
-        uvec2 b = first + uvec2(k & 1u, k >> 1u);
-        if (any(greaterThanEqual(b, bound))) continue;
-        ++count;
-        if (!fast || !isRegular(b, 0u)) edges |= 1u << k;
-        else regular |= 1u << k;
-    }
-    if (count == 0u) return; // a spare group of the dispatch
-    bool used = false; // shared memory holds a block's data
-    vec4 r[4];
-    if (kOneReadPerFootprint && regular != 0u) {
-        uint k = uint(findLSB(regular));
-        sampleBlock(first + uvec2(k & 1u, k >> 1u), layer, r);
-    }
-    [[dont_unroll]] while (regular != 0u) {
-        uint k = uint(findLSB(regular));
-        regular &= regular - 1u;
-        uint n = uint(findLSB(regular)); // (when regular is now 0: unused)
-        bool hasNext = kOneReadPerFootprint && regular != 0u;
-        uvec2 b = first + uvec2(k & 1u, k >> 1u);
-        if (used) barrier(); // the previous block's last reads of shared memory are done
-        used = true;
-        reduceRegularBlock(b, layer, r, hasNext, first + uvec2(n & 1u, n >> 1u));
-        if (chainGoesOn) publishShared(kBlockLevels, b, layer);
-    }
-    [[dont_unroll]] for (uint k = 0u; k < 4u; ++k) {
-        if ((edges & (1u << k)) == 0u) continue;
-        uvec2 b = first + uvec2(k & 1u, k >> 1u);
-        if (used) barrier();
-        used = true;
-        reduceBlock(0u, b, layer);
-        if (chainGoesOn) publishShared(kBlockLevels, b, layer);
-    }
-    if (!chainGoesOn) return;
+        // Regular blocks first, then the others: the generic code of edge blocks runs with
+        // nothing of the regular path live, which keeps the register count low.
+        uint count = 0u;
+        uint edges = 0u;   // bit k: block k takes the generic path
+        uint regular = 0u; // bit k: block k is regular
+        for (uint k = 0u; k < blocksHere; ++k) {
+            uvec2 b = first + uvec2(k & 1u, k >> 1u);
+            if (any(greaterThanEqual(b, bound))) continue;
+            ++count;
+            if (!fast || !isRegular(b, 0u)) edges |= 1u << k;
+            else regular |= 1u << k;
+        }
+        if (count == 0u) return; // a spare group of the dispatch
+        bool used = false; // shared memory holds a block's data
+        vec4 r[4];
+        if (kOneReadPerFootprint && regular != 0u) {
+            uint k = uint(findLSB(regular));
+            sampleBlock(first + uvec2(k & 1u, k >> 1u), layer, r);
+        }
+        [[dont_unroll]] while (regular != 0u) {
+            uint k = uint(findLSB(regular));
+            regular &= regular - 1u;
+            uint n = uint(findLSB(regular)); // (when regular is now 0: unused)
+            bool hasNext = kOneReadPerFootprint && regular != 0u;
+            uvec2 b = first + uvec2(k & 1u, k >> 1u);
+            if (used) barrier(); // the previous block's last reads of shared memory are done
+            used = true;
+            reduceRegularBlock(b, layer, r, hasNext, first + uvec2(n & 1u, n >> 1u));
+            if (chainGoesOn) publishShared(kBlockLevels, b, layer);
+        }
+        [[dont_unroll]] for (uint k = 0u; k < 4u; ++k) {
+            if ((edges & (1u << k)) == 0u) continue;
+            uvec2 b = first + uvec2(k & 1u, k >> 1u);
+            if (used) barrier();
+            used = true;
+            reduceBlock(0u, b, layer);
+            if (chainGoesOn) publishShared(kBlockLevels, b, layer);
+        }
+        // (A kStage0 group returns with the same code as kWhole: a runtime test costs nothing
+        // measurable, where a specialization would take a pipeline of its own.)
+        if (!chainGoesOn || pc.split == kStage0) return;
 
-    uvec2 parent = min(first >> kBlockLevels, levelExtent(2u * kBlockLevels) - 1u);
-    if (!takeTicket(0u, parent, layer, count)) return;
+        parent = min(first >> kBlockLevels, levelExtent(2u * kBlockLevels) - 1u);
+        if (!takeTicket(0u, parent, layer, count)) return;
+    }
     uvec2 firstP, endP;
     blockRange(parent, kBlockLevels, 0u, firstP, endP);
     uvec2 sizeP = endP - firstP;

@@ -64,6 +64,14 @@ struct DownsamplePush {
     std::uint32_t dataOffset6;
     std::uint32_t dataOffset12;
     std::uint32_t pairs;
+    std::uint32_t split; // what the dispatch does: DownsampleSplit
+};
+
+// DownsamplePush::split (downsample.comp's kWhole, kStage0, kAbove).
+enum DownsampleSplit : std::uint32_t {
+    kDownsampleWhole = 0,  // one dispatch: the whole chain
+    kDownsampleStage0 = 1, // the first of two: levels up to 6, published, no tickets
+    kDownsampleAbove = 2,  // the second: one workgroup per 64x64 block of level-6 texels
 };
 
 // Bindings of shaders/downsample/downsample.comp.
@@ -604,6 +612,12 @@ inline VkResult Downsampler::resolve(const DownsampleInfo& info, Chain* c) const
         return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: sourceLayout %d cannot be sampled here", fn,
                         static_cast<int>(info.sourceLayout));
     }
+    if (static_cast<std::uint32_t>(info.dispatches) >
+        static_cast<std::uint32_t>(DownsampleDispatches::Two)) {
+        return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT,
+                        "%s: dispatches %u is not a DownsampleDispatches", fn,
+                        static_cast<unsigned>(info.dispatches));
+    }
 
     std::uint32_t wordsPerTexel = detail::downsampleWordsPerTexel(m_channels, minmax);
     c->layout = detail::downsampleScratchLayout(c->extent, c->layers, c->levels, wordsPerTexel);
@@ -722,8 +736,33 @@ inline VkResult Downsampler::record(VkCommandBuffer cmd, const DownsampleInfo& i
     const std::uint32_t groupsY = (innerY + push.pairs) >> push.pairs;
     const std::uint32_t width = std::max(groupsX, 1u);
     const std::uint32_t height = (edgeBlocks + groupsX * groupsY + width - 1u) / width;
+    // Two dispatches on large images (DownsampleDispatches::Auto): the first makes the levels up
+    // to 6 and publishes without tickets, the second the levels above from the published texels.
+    const std::uint64_t blocks = std::uint64_t{blocksX} * blocksY * c.layers;
+    const bool two =
+        c.levels > 6 &&
+        (info.dispatches == DownsampleDispatches::Two ||
+         (info.dispatches == DownsampleDispatches::Auto && blocks >= kDownsampleTwoDispatchBlocks));
+    push.split = two ? detail::kDownsampleStage0 : detail::kDownsampleWhole;
     f.vkCmdPushConstants(cmd, m_pipelineLayout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
     f.vkCmdDispatch(cmd, width, height, c.layers);
+    if (two) {
+        // The published level-6 texels. A global barrier, which makes no claim about which of the
+        // bound level views either dispatch touches.
+        VkMemoryBarrier published{};
+        published.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+        published.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+        published.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+        f.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                               VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &published, 0, nullptr,
+                               0, nullptr);
+        push.split = detail::kDownsampleAbove;
+        f.vkCmdPushConstants(cmd, m_pipelineLayout, VK_SHADER_STAGE_COMPUTE_BIT,
+                             offsetof(detail::DownsamplePush, split), sizeof(push.split),
+                             &push.split);
+        f.vkCmdDispatch(cmd, detail::mipExtent(c.extent.width, 12),
+                        detail::mipExtent(c.extent.height, 12), c.layers);
+    }
     return VK_SUCCESS;
 }
 
