@@ -363,6 +363,7 @@ std::vector<Case> allCases(const std::vector<VkExtent2D> &asked) {
     if (!asked.empty())
         return cases;
     add(kRgba8, vkfx::Reduction::Average, 1024, 1024, 6, true);  // a cube
+    add(kRgba8, vkfx::Reduction::Average, 4096, 4096, 6, false); // a large cube (two dispatches)
     add(kRgba8, vkfx::Reduction::Average, 4095, 4095, 1, false); // odd sizes
     add(kRgba8, vkfx::Reduction::Average, 2047, 2047, 1, true);
     // The power of two below 2047^2 and 1920x1080 (the odd sizes' time per byte is compared with
