@@ -604,18 +604,28 @@ uvec2 mortonDecode(uint t)
 }
 
 // Texel q of level+1, reduced from level `level` held in shared memory (row-major from texel
-// firstIn, widthIn texels wide, fp32 slots), in the one reduction order.
+// firstIn, widthIn texels wide, fp32 slots), in the one reduction order. Its (up to 3x3) reads are
+// issued together, a 3x3 window clamped to the footprint, before any is combined: in loops over
+// the footprint each read waited for the one before (H200, RGBA8 1920x1080 16.9 -> 15.3 us,
+// 2047^2 35.8 -> 32.8, 1917x1079 29.7 -> 27.1; the edge blocks and the continuing groups' small
+// levels run this).
 Acc reduceShared(uint level, uvec2 q, uvec2 firstIn, uint widthIn)
 {
     uvec2 n = footprintCount(q, level);
     uvec2 f = q * 2u - firstIn;
+    uint i0 = f.y * widthIn + f.x;
+    Acc v[9];
+    [[unroll]] for (uint j = 0u; j < 9u; ++j) {
+        uint y = min(j / 3u, n.y - 1u), x = min(j % 3u, n.x - 1u);
+        v[j] = sharedLoad(false, i0 + y * widthIn + x);
+    }
     Acc acc;
-    for (uint y = 0u; y < n.y; ++y) {
-        uint i = (f.y + y) * widthIn + f.x;
-        Acc row = sharedLoad(false, i);
-        for (uint x = 1u; x < n.x; ++x) row = accCombine(row, sharedLoad(false, i + x));
+    [[unroll]] for (uint y = 0u; y < 3u; ++y) {
+        Acc row = v[3u * y];
+        if (n.x > 1u) row = accCombine(row, v[3u * y + 1u]);
+        if (n.x > 2u) row = accCombine(row, v[3u * y + 2u]);
         if (y == 0u) acc = row;
-        else acc = accCombine(acc, row);
+        else if (y < n.y) acc = accCombine(acc, row);
     }
     return accFinish(acc, float(n.x * n.y));
 }
