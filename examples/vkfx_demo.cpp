@@ -7,8 +7,9 @@
 // It writes into FOLDER (default vkfx-demo-out):
 //   input.png           the image used
 //   mips.png            its whole sRGB mip chain from one record, every level on a contact sheet
-//   depth-pyramid.png   a max-depth pyramid of a generated depth buffer (checked exactly on the
-//   CPU) blur.png            the image blurred in linear light at three sigmas, side by side
+//   depth-pyramid.png   a max-depth pyramid of a generated depth buffer (checked exactly on
+//                       the CPU)
+//   blur.png            the image blurred in linear light at three sigmas, side by side
 //   particles.png       3 million particles drawn back to front in the order the GPU sorted them
 //                       (checked against std::stable_sort)
 // Exits non-zero with a one-line reason on any failure.

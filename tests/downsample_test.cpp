@@ -784,7 +784,7 @@ std::vector<Case> dispatchCountCases() {
         c.layers = layers;
         c.seed = e.width * 7u + e.height + layers;
         cases.push_back(c);
-        return &cases.back();
+        return cases.size() - 1;
     };
     add(VK_FORMAT_R8G8B8A8_UNORM, Reduction::Average, {129, 130});      // levels 7..
     add(VK_FORMAT_R8G8B8A8_UNORM, Reduction::Average, {1920, 1080});    // a 30x16 stage-1 block
@@ -793,12 +793,12 @@ std::vector<Case> dispatchCountCases() {
     add(VK_FORMAT_R8G8B8A8_UNORM, Reduction::Average, {5, 12300});      // 1x3 stage-1 blocks
     add(VK_FORMAT_R8G8B8A8_UNORM, Reduction::Average, {1000, 1000}, 3); // a group per layer
     add(VK_FORMAT_R8G8B8A8_SRGB, Reduction::Average, {130, 66});
-    add(VK_FORMAT_R16G16B16A16_SFLOAT, Reduction::MinMax, {255, 257})->mutableFormat = true;
+    cases[add(VK_FORMAT_R16G16B16A16_SFLOAT, Reduction::MinMax, {255, 257})].mutableFormat = true;
     add(VK_FORMAT_R32_SFLOAT, Reduction::Min, {300, 2000});
     add(VK_FORMAT_B10G11R11_UFLOAT_PACK32, Reduction::Average, {513, 129});
-    Case *base = add(VK_FORMAT_R8G8B8A8_UNORM, Reduction::Average, {4096, 64});
-    base->baseLevel = 1;
-    base->sourceLayout = VK_IMAGE_LAYOUT_GENERAL;
+    Case &base = cases[add(VK_FORMAT_R8G8B8A8_UNORM, Reduction::Average, {4096, 64})];
+    base.baseLevel = 1;
+    base.sourceLayout = VK_IMAGE_LAYOUT_GENERAL;
     return cases;
 }
 
@@ -1071,6 +1071,27 @@ TEST(DownsampleHelpers, FullMipLevelsAndMipExtentFollowVulkan) {
         }
     }
     EXPECT_EQ(vkfx::mipExtent({5, 5}, 40).width, 1u);
+}
+
+// DownsampleDispatches::Auto takes two dispatches from 16384 blocks of 64x64 over all layers, and
+// only where more than 6 levels are made; One and Two force either (Two: beyond 6 levels).
+TEST(DownsampleHelpers, TwoDispatchesWhereTheRuleSays) {
+    using vkfx::DownsampleDispatches;
+    using vkfx::detail::downsampleTwoDispatches;
+    const DownsampleDispatches a = DownsampleDispatches::Auto;
+    EXPECT_TRUE(downsampleTwoDispatches(a, {8192, 8192}, 1, 13));  // 128 x 128 blocks
+    EXPECT_FALSE(downsampleTwoDispatches(a, {8191, 8191}, 1, 12)); // 127 x 127
+    EXPECT_TRUE(downsampleTwoDispatches(a, {16384, 8192}, 1, 14));
+    EXPECT_FALSE(downsampleTwoDispatches(a, {8192, 4096}, 1, 13)); // 8192 blocks
+    EXPECT_TRUE(downsampleTwoDispatches(a, {8192, 4096}, 2, 13));  // over two layers
+    EXPECT_TRUE(downsampleTwoDispatches(a, {4096, 4096}, 6, 12));  // a cube
+    EXPECT_FALSE(downsampleTwoDispatches(a, {1024, 1024}, 6, 10));
+    EXPECT_FALSE(downsampleTwoDispatches(a, {4096, 4096}, 1, 12));
+    EXPECT_FALSE(downsampleTwoDispatches(a, {1920, 1080}, 1, 10));
+    EXPECT_FALSE(downsampleTwoDispatches(a, {16384, 16384}, 1, 6)); // no level above 6
+    EXPECT_FALSE(downsampleTwoDispatches(DownsampleDispatches::One, {16384, 16384}, 1, 14));
+    EXPECT_TRUE(downsampleTwoDispatches(DownsampleDispatches::Two, {129, 130}, 1, 7));
+    EXPECT_FALSE(downsampleTwoDispatches(DownsampleDispatches::Two, {129, 130}, 1, 6));
 }
 
 TEST_F(DownsampleTest, BaseLevelAboveZeroReadsThatLevelInGeneralLayout) {
@@ -1605,6 +1626,8 @@ TEST_F(DownsampleBadInput, UnknownDispatchesIsRejected) {
     info.dispatches = static_cast<vkfx::DownsampleDispatches>(3);
     expectRecordFails(VK_ERROR_VALIDATION_FAILED_EXT,
                       [&](VkCommandBuffer cmd) { return m_ds->record(cmd, info); });
+    EXPECT_NE(std::string(vkfx::lastError()).find("dispatches"), std::string::npos)
+        << vkfx::lastError();
 }
 
 TEST_F(DownsampleBadInput, BaseLevelBeyondTheImageIsRejected) {

@@ -247,18 +247,20 @@ private:
 // How a record spreads a chain over dispatches (DownsampleInfo::dispatches). Both give the same
 // bits.
 enum class DownsampleDispatches : std::uint32_t {
-    // Two where levelCount > 6 and the level read holds at least kDownsampleTwoDispatchBlocks
-    // (16384) 64x64 blocks over all layers (8192x8192 and larger; a 4096x4096 cube), else one.
-    // On an H200, two against one: RGBA8 8192^2 116 / 123 us, 16384^2 394 / 425; B10G11R11
-    // 16384^2 405 / 434; R32F 8192^2 104.6 / 108.3; RGBA16F 8192^2 256 / 259 (every format faster
-    // from 8192^2 up), RGBA8 4096^2 x6 cube 161 / 170; at 4096^2 2.6% faster to 1.3% slower by
-    // format; from 2048^2 down 4-9% slower (a second launch costs more there than the tickets).
+    // Two where more than 6 levels are made above the level read and it holds at least
+    // kDownsampleTwoDispatchBlocks (16384) 64x64 blocks over all layers (8192x8192 and larger; a
+    // 4096x4096 cube), else one. On an H200, two against one: RGBA8 8192^2 116 / 123 us, 16384^2
+    // 394 / 425; B10G11R11 16384^2 405 / 434; R32F 8192^2 104 / 108; RGBA16F 8192^2 256 / 259
+    // (every format faster from 8192^2 up), RGBA8 4096^2 x6 cube 161 / 170; at 4096^2 2.7% faster
+    // to 1.3% slower by format; from 2048^2 down 4-9% slower (a second launch costs more there
+    // than the tickets).
     Auto = 0,
     // One dispatch: the last workgroup to finish each 64x64 block of level-6 texels (an atomic
     // ticket per workgroup) goes on with the six levels above it, and so on.
     One = 1,
     // Levels up to 6 in a first dispatch, which takes no tickets, and the levels above them in a
-    // second, one workgroup per 64x64 block of level-6 texels. One dispatch where levelCount <= 6.
+    // second, one workgroup per 64x64 block of level-6 texels. One dispatch where at most 6 levels
+    // are made above the level read.
     Two = 2,
 };
 

@@ -111,8 +111,8 @@ VKFX_DST_LAYOUT(1) uniform writeonly image2DArray dstA[kMaxOutputs];
 VKFX_DST_LAYOUT(2) uniform writeonly image2DArray dstB[kMaxOutputs];
 #endif
 layout(set = 0, binding = 3) coherent buffer Scratch { uint words[]; } scratch;
-// The same buffer seen as 16-byte quads: 4-channel texels are published 16-byte aligned, so that
-// one load and one store move each (the continuing group's reads are a latency chain).
+// The same buffer seen as 16-byte quads: 3- and 4-channel texels are published 16-byte aligned, so
+// that one load and one store move each (the continuing group's reads are a latency chain).
 layout(set = 0, binding = 3) coherent buffer ScratchQuads { uvec4 quads[]; } scratchQuads;
 
 layout(push_constant) uniform Push {
@@ -606,8 +606,8 @@ uvec2 mortonDecode(uint t)
 // Texel q of level+1, reduced from level `level` held in shared memory (row-major from texel
 // firstIn, widthIn texels wide, fp32 slots), in the one reduction order. Its (up to 3x3) reads are
 // issued together, a 3x3 window clamped to the footprint, before any is combined: in loops over
-// the footprint each read waited for the one before (H200, RGBA8 1920x1080 16.9 -> 15.3 us,
-// 2047^2 35.8 -> 32.8, 1917x1079 29.7 -> 27.1; the edge blocks and the continuing groups' small
+// the footprint each read waited for the one before (H200, RGBA8 1920x1080 17.0 -> 15.3 us,
+// 2047^2 35.9 -> 32.8, 1917x1079 29.6 -> 27.0; the edge blocks and the continuing groups' small
 // levels run this).
 Acc reduceShared(uint level, uvec2 q, uvec2 firstIn, uint widthIn)
 {

@@ -101,6 +101,17 @@ struct DownsampleScratchLayout {
     VkDeviceSize words = 0;
 };
 
+// Whether a record makes its chain in two dispatches (DownsampleDispatches): `levels` levels above
+// the level read, whose extent is `extent`, over `layers` layers.
+inline bool downsampleTwoDispatches(DownsampleDispatches d, VkExtent2D extent, std::uint32_t layers,
+                                    std::uint32_t levels) {
+    if (levels <= 6 || d == DownsampleDispatches::One)
+        return false;
+    const std::uint64_t blocks =
+        std::uint64_t{mipExtent(extent.width, 6)} * mipExtent(extent.height, 6) * layers;
+    return d == DownsampleDispatches::Two || blocks >= kDownsampleTwoDispatchBlocks;
+}
+
 // Scratch words of one published texel: three channels are padded to four (one 16-byte quad, as the
 // kernel's kVecWords), MinMax holds two values.
 inline std::uint32_t downsampleWordsPerTexel(std::uint32_t channels, bool minmax) {
@@ -738,11 +749,7 @@ inline VkResult Downsampler::record(VkCommandBuffer cmd, const DownsampleInfo& i
     const std::uint32_t height = (edgeBlocks + groupsX * groupsY + width - 1u) / width;
     // Two dispatches on large images (DownsampleDispatches::Auto): the first makes the levels up
     // to 6 and publishes without tickets, the second the levels above from the published texels.
-    const std::uint64_t blocks = std::uint64_t{blocksX} * blocksY * c.layers;
-    const bool two =
-        c.levels > 6 &&
-        (info.dispatches == DownsampleDispatches::Two ||
-         (info.dispatches == DownsampleDispatches::Auto && blocks >= kDownsampleTwoDispatchBlocks));
+    const bool two = detail::downsampleTwoDispatches(info.dispatches, c.extent, c.layers, c.levels);
     push.split = two ? detail::kDownsampleStage0 : detail::kDownsampleWhole;
     f.vkCmdPushConstants(cmd, m_pipelineLayout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
     f.vkCmdDispatch(cmd, width, height, c.layers);
