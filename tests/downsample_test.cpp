@@ -627,24 +627,9 @@ class DownsampleTest : public GpuTest {
         ASSERT_EQ(recorded, VK_SUCCESS) << vkfx::lastError();
     }
 
-    // Two jobs in one submission, `a` recorded first (callers check HasFatalFailure()).
-    void recordBoth(const vkfx::Downsampler *dsA, Job &a, const vkfx::Downsampler *dsB, Job &b,
-                    Staging &staging) {
-        VkResult ra = VK_SUCCESS, rb = VK_SUCCESS;
-        ASSERT_EQ(submitAndWait([&](VkCommandBuffer cmd) {
-                      a.setup(cmd, staging);
-                      b.setup(cmd, staging);
-                      ra = dsA->record(cmd, a.info());
-                      rb = dsB->record(cmd, b.info());
-                      a.readback(cmd, staging);
-                      b.readback(cmd, staging);
-                      staging.downloadsToHost(cmd);
-                  }),
-                  VK_SUCCESS);
-        ASSERT_TRUE(staging.ok()) << staging.error();
-        ASSERT_EQ(ra, VK_SUCCESS) << vkfx::lastError();
-        ASSERT_EQ(rb, VK_SUCCESS) << vkfx::lastError();
-    }
+    // One case run two ways, `a` and `b` (the same content), recorded in one command buffer, `a`
+    // first: each against the reference, and against each other byte for byte.
+    void runBothWays(const Case &a, const Case &b, const char *ways);
 
     // The whole case in one submission; then verification.
     void runCase(const Case &c) {
@@ -691,6 +676,37 @@ void expectSameLevels(const Job &a, const Job &b, const Staging &staging, const 
     }
 }
 
+void DownsampleTest::runBothWays(const Case &a, const Case &b, const char *ways) {
+    Job jobA(a), jobB(b);
+    std::string why;
+    if (!jobA.supported(&why))
+        GTEST_SKIP() << why;
+    const vkfx::Downsampler *dsA = cachedDownsampler(downsamplerInfo(a));
+    const vkfx::Downsampler *dsB = cachedDownsampler(downsamplerInfo(b));
+    ASSERT_TRUE(dsA && dsB);
+    ASSERT_TRUE(jobA.create());
+    ASSERT_TRUE(jobB.create(&jobA));
+    Staging staging;
+    VkResult ra = VK_SUCCESS, rb = VK_SUCCESS;
+    ASSERT_EQ(submitAndWait([&](VkCommandBuffer cmd) {
+                  jobA.setup(cmd, staging);
+                  jobB.setup(cmd, staging);
+                  ra = dsA->record(cmd, jobA.info());
+                  rb = dsB->record(cmd, jobB.info());
+                  jobA.readback(cmd, staging);
+                  jobB.readback(cmd, staging);
+                  staging.downloadsToHost(cmd);
+              }),
+              VK_SUCCESS);
+    ASSERT_TRUE(staging.ok()) << staging.error();
+    ASSERT_EQ(ra, VK_SUCCESS) << vkfx::lastError();
+    ASSERT_EQ(rb, VK_SUCCESS) << vkfx::lastError();
+    const Expected expected = jobA.expected();
+    jobA.verify(staging, expected);
+    jobB.verify(staging, expected);
+    expectSameLevels(jobA, jobB, staging, ways);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Sizes: the full chain of RGBA8 Average on both code paths, which must agree byte for byte.
 
@@ -710,27 +726,8 @@ TEST_P(DownsampleSizes, EveryLevelMatchesReferenceOnBothPathsWhichAgreeBitForBit
     c.seed = extent.width * 131u + extent.height;
     Case shared = c;
     shared.flags = vkfx::DownsamplerFlagSharedMemoryOnly;
-
-    Job subgroupJob(c), sharedJob(shared);
-    std::string why;
-    if (!subgroupJob.supported(&why))
-        GTEST_SKIP() << why;
-    const vkfx::Downsampler *dsDefault = cachedDownsampler(downsamplerInfo(c));
-    const vkfx::Downsampler *dsShared = cachedDownsampler(downsamplerInfo(shared));
-    ASSERT_TRUE(dsDefault && dsShared);
-    ASSERT_TRUE(subgroupJob.create());
-    ASSERT_TRUE(sharedJob.create(&subgroupJob));
-    Staging staging;
-    // Both records in one command buffer (different images, different Downsamplers).
-    recordBoth(dsDefault, subgroupJob, dsShared, sharedJob, staging);
-    if (HasFatalFailure())
-        return;
-
-    const Expected expected = subgroupJob.expected();
-    subgroupJob.verify(staging, expected);
-    sharedJob.verify(staging, expected);
-
-    expectSameLevels(subgroupJob, sharedJob, staging, "the subgroup and shared-memory paths");
+    // Different images, different Downsamplers.
+    runBothWays(c, shared, "the subgroup and shared-memory paths");
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -756,22 +753,7 @@ TEST_P(DownsampleDispatchCount, TwoDispatchesMatchReferenceAndOneDispatchBitForB
     Case two = one;
     two.dispatches = vkfx::DownsampleDispatches::Two;
     SCOPED_TRACE(two.describe());
-    Job oneJob(one), twoJob(two);
-    std::string why;
-    if (!oneJob.supported(&why))
-        GTEST_SKIP() << why;
-    const vkfx::Downsampler *ds = cachedDownsampler(downsamplerInfo(one));
-    ASSERT_NE(ds, nullptr);
-    ASSERT_TRUE(oneJob.create());
-    ASSERT_TRUE(twoJob.create(&oneJob));
-    Staging staging;
-    recordBoth(ds, twoJob, ds, oneJob, staging);
-    if (HasFatalFailure())
-        return;
-    const Expected expected = oneJob.expected();
-    oneJob.verify(staging, expected);
-    twoJob.verify(staging, expected);
-    expectSameLevels(oneJob, twoJob, staging, "one and two dispatches");
+    runBothWays(two, one, "two and one dispatches");
 }
 
 std::vector<Case> dispatchCountCases() {
