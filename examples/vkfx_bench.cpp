@@ -41,7 +41,11 @@
 //          levels (TRANSFER_DST -> TRANSFER_SRC of the level just written): what most engines do;
 //   chain  one compute dispatch per level (texelFetch of the 2x2 box of level k through a sampled
 //          view, imageStore into level k+1 through a storage view) with a barrier between levels:
-//          the straightforward compute approach (examples/bench/chain.comp).
+//          the straightforward compute approach (examples/bench/chain.comp);
+// and, as a floor for any kernel, the bytes the chain must move (the base read once, every other
+// level written once) moved by a plain buffer kernel (uint4 loads and stores, examples/bench/
+// stream.comp; column "stream"): no image, no level waiting for another, the same eviction before
+// each repetition.
 // Level 0 holds hash noise (a constant image could be stored compressed). The layout transitions
 // an engine does before and after generating the chain are outside the timed region for every
 // method; the barriers between levels are inside it. --sizes 1917x1079,4096x4096: every format's
@@ -86,6 +90,7 @@
 #include <vkfx/spirv/bench_fma.hpp>
 #include <vkfx/spirv/bench_image_copy.hpp>
 #include <vkfx/spirv/bench_keys.hpp>
+#include <vkfx/spirv/bench_stream.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -109,6 +114,7 @@ using namespace bench;
 constexpr VkDeviceSize kMiB = VkDeviceSize{1} << 20;
 constexpr std::uint32_t kCopyGroupSize = 256; // local_size_x of copy.comp
 constexpr std::uint32_t kCopyUnroll = 4;      // kUnroll of copy.comp
+constexpr std::uint32_t kStreamUnits = 2;     // kUnits of stream.comp
 constexpr std::uint32_t kTile = 8;            // local size of chain.comp and fill.comp
 constexpr std::uint32_t kBlur2Tile = 16;      // local size of blur2.comp
 constexpr std::uint32_t kBlur2MaxRadius = 1024; // kMaxRadius of blur2.comp
@@ -547,6 +553,9 @@ class Runner {
     Timing measureVkfx(const Case &c, const TestImage &image, std::uint32_t levels);
     Timing measureChain(const Case &c, const TestImage &image, std::uint32_t levels);
     Timing measureBlit(const Case &c, const TestImage &image, std::uint32_t levels);
+    // The chain's bytes (`readBytes` of the base, `writeBytes` of the other levels) moved by
+    // examples/bench/stream.comp between two buffers.
+    Timing measureStream(double readBytes, double writeBytes);
 
     // The Blurrer for `format` (created on first use).
     VkResult blurrer(VkFormat format, const vkfx::Blurrer **out);
@@ -563,6 +572,7 @@ class Runner {
     Gpu &m_gpu;
     Options m_options;
     Kernel m_copy;
+    Kernel m_stream;
     Kernel m_fill[4]; // indexed by Fill
     Kernel m_keys;
     Kernel m_chainRgba8, m_chainSrgb8, m_chainRgba16f, m_chainR32fAvg, m_chainR32fMin;
@@ -587,6 +597,8 @@ Runner::Runner(Gpu &gpu, const Options &options) : m_gpu(gpu), m_options(options
     const VkDescriptorType kSampled = VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE;
     const VkDescriptorType kStorage = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
     m_copy = createKernel(gpu, bench_copy, sizeof(bench_copy), {kBuf, kBuf}, 4, "copy");
+    m_stream = createKernel(gpu, bench_stream_chain_bytes, sizeof(bench_stream_chain_bytes),
+                            {kBuf, kBuf}, 8, "stream");
     m_fill[0] =
         createKernel(gpu, bench_fill_rgba8, sizeof(bench_fill_rgba8), {kStorage}, 12, "fill");
     m_fill[1] =
@@ -649,11 +661,11 @@ Runner::~Runner() {
     destroyBuffer(m_gpu, m_evictDst);
     if (m_queries)
         vkDestroyQueryPool(m_gpu.device, m_queries, nullptr);
-    for (Kernel *k : {&m_copy, &m_fill[0], &m_fill[1], &m_fill[2], &m_fill[3], &m_keys,
-                      &m_chainRgba8, &m_chainSrgb8, &m_chainRgba16f, &m_chainR32fAvg,
-                      &m_chainR32fMin, &m_chainB10g11r11,
-                      &m_blur2[0][0], &m_blur2[0][1], &m_blur2[1][0], &m_blur2[1][1],
-                      &m_imageCopy[0], &m_imageCopy[1], &m_fma}) {
+    for (Kernel *k :
+         {&m_copy,         &m_stream,       &m_fill[0],        &m_fill[1],      &m_fill[2],
+          &m_fill[3],      &m_keys,         &m_chainRgba8,     &m_chainSrgb8,   &m_chainRgba16f,
+          &m_chainR32fAvg, &m_chainR32fMin, &m_chainB10g11r11, &m_blur2[0][0],  &m_blur2[0][1],
+          &m_blur2[1][0],  &m_blur2[1][1],  &m_imageCopy[0],   &m_imageCopy[1], &m_fma}) {
         destroyKernel(m_gpu, *k);
     }
 }
@@ -1006,6 +1018,51 @@ bool Runner::computeReadWrite(const Format &f) const {
            (storage.optimalTilingFeatures & VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT);
 }
 
+Timing Runner::measureStream(double readBytes, double writeBytes) {
+    // In uint4 elements (the last 0-15 bytes of each left out): four quarters of the source, and a
+    // destination of at most as many (a chain writes less than its base: a third in 2D).
+    const auto quarter = static_cast<std::uint32_t>(readBytes / 64.0);
+    const auto writes = std::min(static_cast<std::uint32_t>(writeBytes / 16.0), 4 * quarter);
+    const VkDeviceSize srcBytes = VkDeviceSize{quarter} * 64, dstBytes = VkDeviceSize{writes} * 16;
+    Timing na;
+    if (writes == 0 || storageBufferCap(srcBytes) < srcBytes) {
+        na.note = "n/a";
+        return na;
+    }
+    const VkBufferUsageFlags usage =
+        VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    Buffer src, dst;
+    VkResult r = createBuffer(m_gpu, srcBytes, usage, &src);
+    if (r == VK_SUCCESS)
+        r = createBuffer(m_gpu, dstBytes, usage, &dst);
+    if (r != VK_SUCCESS) {
+        destroyBuffer(m_gpu, src);
+        na.note = "n/a";
+        return na;
+    }
+    VkCommandBuffer cmd = beginCommands(m_gpu);
+    vkCmdFillBuffer(cmd, src.buffer, 0, VK_WHOLE_SIZE, 0x5A5A5A5Au);
+    submitAndWait(m_gpu);
+
+    Method m;
+    m.work = [&](VkCommandBuffer c) {
+        const VkDescriptorBufferInfo s{src.buffer, 0, srcBytes};
+        const VkDescriptorBufferInfo d{dst.buffer, 0, dstBytes};
+        const std::uint32_t push[2] = {quarter, writes};
+        bindKernel(m_gpu, c, m_stream, {bufferWrite(0, &s), bufferWrite(1, &d)}, push,
+                   sizeof(push));
+        const std::uint32_t perGroup = kCopyGroupSize * kStreamUnits;
+        const std::uint32_t groups = std::min((quarter + perGroup - 1) / perGroup,
+                                              m_gpu.props.limits.maxComputeWorkGroupCount[0]);
+        vkCmdDispatch(c, groups, 1, 1);
+        return true;
+    };
+    Timing t = measure(m);
+    destroyBuffer(m_gpu, src);
+    destroyBuffer(m_gpu, dst);
+    return t;
+}
+
 Timing Runner::measureChain(const Case &c, const TestImage &image, std::uint32_t levels) {
     Timing na;
     if (!computeReadWrite(c.format)) {
@@ -1169,6 +1226,7 @@ Row Runner::run(const Case &c) {
             double(mipExtent(c.width, level)) * double(mipExtent(c.height, level)); // written once
     }
     row.bytes = texels * c.format.bytesPerTexel * c.layers;
+    const double baseBytes = double(c.width) * double(c.height) * c.format.bytesPerTexel * c.layers;
 
     TestImage image;
     row.skipped = createImage(c.format, c.width, c.height, c.layers, row.levels, &image);
@@ -1184,6 +1242,8 @@ Row Runner::run(const Case &c) {
     row.blit = measureBlit(c, image, row.levels);
     lap("blit");
     destroyImage(image);
+    row.stream = measureStream(baseBytes, row.bytes - baseBytes);
+    lap("stream");
     return row;
 }
 
@@ -1592,7 +1652,7 @@ bool anyError(std::initializer_list<const Timing *> cells) {
                        [](const Timing *t) { return t->note.rfind("error", 0) == 0; });
 }
 
-bool downsampleFailed(const Row &r) { return anyError({&r.vkfx, &r.blit, &r.chain}); }
+bool downsampleFailed(const Row &r) { return anyError({&r.vkfx, &r.blit, &r.chain, &r.stream}); }
 
 bool sortFailed(const SortRow &r) { return !r.vkfx.valid; }
 

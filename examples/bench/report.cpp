@@ -206,6 +206,12 @@ double ceilingFraction(const Row &row, double ceilingGBps) {
     return ceilingGBps > 0 ? vkfxGBps(row) / ceilingGBps : 0.0;
 }
 
+double streamCeilingFraction(const Row &row, double ceilingGBps) {
+    return row.stream.valid && row.stream.medianUs > 0 && ceilingGBps > 0
+               ? row.bytes / (row.stream.medianUs * 1e3) / ceilingGBps
+               : 0.0;
+}
+
 double speedupOverBlit(const Row &row) {
     return row.vkfx.valid && row.blit.valid && row.vkfx.medianUs > 0
                ? row.blit.medianUs / row.vkfx.medianUs
@@ -244,11 +250,15 @@ void printHeader(std::FILE *out, const RunInfo &info) {
 }
 
 void printTableHeader(std::FILE *out) {
-    std::fprintf(out, "%-20s %-14s %-3s %3s | %10s %10s | %10s | %10s | %9s | %9s | %7s | %7s\n",
+    std::fprintf(out,
+                 "%-20s %-14s %-3s %3s | %10s %10s | %10s | %10s | %10s | %9s | %9s | %7s | %7s | "
+                 "%7s\n",
                  "format", "size", "red", "lvl", "vkfx med", "vkfx min", "blit med", "chain med",
-                 "MB moved", "vkfx GB/s", "of ceil", "vs blit");
-    std::fprintf(out, "%-20s %-14s %-3s %3s | %10s %10s | %10s | %10s | %9s | %9s | %7s | %7s\n",
-                 "", "", "", "", "us", "us", "us", "us", "", "", "", "");
+                 "stream med", "MB moved", "vkfx GB/s", "of ceil", "stream", "vs blit");
+    std::fprintf(out,
+                 "%-20s %-14s %-3s %3s | %10s %10s | %10s | %10s | %10s | %9s | %9s | %7s | %7s | "
+                 "%7s\n",
+                 "", "", "", "", "us", "us", "us", "us", "us", "", "", "", "of ceil", "");
     std::fflush(out);
 }
 
@@ -261,13 +271,18 @@ void printRow(std::FILE *out, const Row &row, const RunInfo &info) {
     const double ceilingGBps = info.ceilingGBps;
     const bool v = row.vkfx.valid;
     const double speedup = speedupOverBlit(row);
-    std::fprintf(out, "%10s %10s | %10s | %10s | %9.2f | %9s | %7s | %7s\n",
-                 timeCell(row.vkfx).c_str(), timeCell(row.vkfx, true).c_str(),
-                 timeCell(row.blit).c_str(), timeCell(row.chain).c_str(), row.bytes / 1e6,
-                 v ? number(vkfxGBps(row), vkfxGBps(row) < 10 ? 2 : 1).c_str() : "-",
-                 v ? (number(100.0 * ceilingFraction(row, ceilingGBps), 1) + "%").c_str() : "-",
-                 timesCell(speedup).c_str());
-    printNotes(out, {{"vkfx", &row.vkfx}, {"blit", &row.blit}, {"chain", &row.chain}});
+    const bool s = row.stream.valid;
+    std::fprintf(
+        out, "%10s %10s | %10s | %10s | %10s | %9.2f | %9s | %7s | %7s | %7s\n",
+        timeCell(row.vkfx).c_str(), timeCell(row.vkfx, true).c_str(), timeCell(row.blit).c_str(),
+        timeCell(row.chain).c_str(), timeCell(row.stream).c_str(), row.bytes / 1e6,
+        v ? number(vkfxGBps(row), vkfxGBps(row) < 10 ? 2 : 1).c_str() : "-",
+        v ? (number(100.0 * ceilingFraction(row, ceilingGBps), 1) + "%").c_str() : "-",
+        s ? (number(100.0 * streamCeilingFraction(row, ceilingGBps), 1) + "%").c_str() : "-",
+        timesCell(speedup).c_str());
+    printNotes(
+        out,
+        {{"vkfx", &row.vkfx}, {"blit", &row.blit}, {"chain", &row.chain}, {"stream", &row.stream}});
 }
 
 void printLegend(std::FILE *out) {
@@ -279,8 +294,13 @@ void printLegend(std::FILE *out) {
         "chain      one compute dispatch per level: texelFetch of the 2x2 box of level k",
         "           (sampled view), imageStore into level k+1 (storage view), a barrier",
         "           between levels; odd edges drop their last row / column",
+        "stream     the MB moved by a plain buffer kernel: level 0's bytes read and the",
+        "           other levels' bytes written once, uint4 loads and stores, no image, no",
+        "           level waiting for another (examples/bench/stream.comp): about the least",
+        "           time a kernel that moves these bytes takes on this device",
         "MB moved   level 0 read once + every other level written once, all layers (1e6 bytes)",
         "vkfx GB/s  MB moved / vkfx median; of ceil: that over the copy ceiling;",
+        "           stream of ceil: MB moved / stream median over the copy ceiling;",
         "           vs blit: blit median / vkfx median",
     };
     printLines(out, lines);
@@ -290,23 +310,28 @@ bool writeCsv(const std::string &path, const RunInfo &info, const std::vector<Ro
     std::FILE *f = openCsv(path, "format,width,height,layers,reduction,levels,mb_moved,"
                                  "vkfx_median_us,vkfx_min_us,blit_median_us,blit_min_us,"
                                  "chain_median_us,chain_min_us,vkfx_gbps,fraction_of_ceiling,"
-                                 "speedup_over_blit,note");
+                                 "speedup_over_blit,stream_median_us,stream_min_us,"
+                                 "stream_fraction_of_ceiling,note");
     if (!f)
         return false;
     for (const Row &r : rows) {
-        const std::string note =
-            csvNote(r.skipped, {{"vkfx", &r.vkfx}, {"blit", &r.blit}, {"chain", &r.chain}});
+        const std::string note = csvNote(
+            r.skipped,
+            {{"vkfx", &r.vkfx}, {"blit", &r.blit}, {"chain", &r.chain}, {"stream", &r.stream}});
         const bool v = r.vkfx.valid;
         const double speedup = speedupOverBlit(r);
-        std::fprintf(f, "%s,%s,%u,%u,%u,%s,%u,%.3f,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n",
-                     csvRunValues(info).c_str(), csvField(r.format).c_str(), r.width, r.height,
-                     r.layers, r.reduction.c_str(), r.levels, r.bytes / 1e6,
-                     csvTime(r.vkfx, false).c_str(), csvTime(r.vkfx, true).c_str(),
-                     csvTime(r.blit, false).c_str(), csvTime(r.blit, true).c_str(),
-                     csvTime(r.chain, false).c_str(), csvTime(r.chain, true).c_str(),
-                     v ? number(vkfxGBps(r), 2).c_str() : "",
-                     v ? number(ceilingFraction(r, info.ceilingGBps), 4).c_str() : "",
-                     speedup > 0 ? number(speedup, 3).c_str() : "", csvField(note).c_str());
+        std::fprintf(
+            f, "%s,%s,%u,%u,%u,%s,%u,%.3f,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n",
+            csvRunValues(info).c_str(), csvField(r.format).c_str(), r.width, r.height, r.layers,
+            r.reduction.c_str(), r.levels, r.bytes / 1e6, csvTime(r.vkfx, false).c_str(),
+            csvTime(r.vkfx, true).c_str(), csvTime(r.blit, false).c_str(),
+            csvTime(r.blit, true).c_str(), csvTime(r.chain, false).c_str(),
+            csvTime(r.chain, true).c_str(), v ? number(vkfxGBps(r), 2).c_str() : "",
+            v ? number(ceilingFraction(r, info.ceilingGBps), 4).c_str() : "",
+            speedup > 0 ? number(speedup, 3).c_str() : "", csvTime(r.stream, false).c_str(),
+            csvTime(r.stream, true).c_str(),
+            r.stream.valid ? number(streamCeilingFraction(r, info.ceilingGBps), 4).c_str() : "",
+            csvField(note).c_str());
     }
     return closeFile(f, path);
 }
@@ -330,14 +355,17 @@ bool writeJson(const std::string &path, const RunInfo &info, const std::vector<R
             std::fprintf(f, " \"skipped\": %s}", jsonString(r.skipped).c_str());
             continue;
         }
-        std::fprintf(f, "\n     \"vkfx\": %s, \"blit\": %s, \"chain\": %s,\n",
+        std::fprintf(f, "\n     \"vkfx\": %s, \"blit\": %s, \"chain\": %s, \"stream\": %s,\n",
                      jsonTiming(r.vkfx).c_str(), jsonTiming(r.blit).c_str(),
-                     jsonTiming(r.chain).c_str());
+                     jsonTiming(r.chain).c_str(), jsonTiming(r.stream).c_str());
         std::fprintf(
-            f, "     \"vkfx_gbps\": %s, \"fraction_of_ceiling\": %s, \"speedup_over_blit\": %s}",
+            f,
+            "     \"vkfx_gbps\": %s, \"fraction_of_ceiling\": %s, \"speedup_over_blit\": %s, "
+            "\"stream_fraction_of_ceiling\": %s}",
             jsonNumber(v, vkfxGBps(r), 3).c_str(),
             jsonNumber(v, ceilingFraction(r, info.ceilingGBps), 5).c_str(),
-            jsonNumber(speedup > 0, speedup, 4).c_str());
+            jsonNumber(speedup > 0, speedup, 4).c_str(),
+            jsonNumber(r.stream.valid, streamCeilingFraction(r, info.ceilingGBps), 5).c_str());
     }
     std::fprintf(f, "\n  ]\n}\n");
     return closeFile(f, path);

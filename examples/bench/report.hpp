@@ -27,6 +27,9 @@ struct Row {
     std::uint32_t levels = 0; // levels of the full chain, level 0 included
     double bytes = 0;         // base read once + every other level written once, all layers
     Timing vkfx, blit, chain;
+    // The same bytes moved by a plain buffer kernel (examples/bench/stream.comp): about the least
+    // time a kernel that reads the base and writes the other levels takes on this device.
+    Timing stream;
     std::string skipped; // non-empty: the case was not run, and why
 };
 
@@ -35,6 +38,9 @@ struct Row {
 double vkfxGBps(const Row &row);
 double ceilingFraction(const Row &row, double ceilingGBps);
 double speedupOverBlit(const Row &row);
+// The stream kernel's fraction of the copy ceiling (the row's bytes over its median), 0 when not
+// measured.
+double streamCeilingFraction(const Row &row, double ceilingGBps);
 
 struct RunInfo {
     std::string mode = "downsample"; // "downsample", "sort" or "blur"
