@@ -1076,6 +1076,20 @@ TEST(DownsampleHelpers, TwoDispatchesWhereTheRuleSays) {
     EXPECT_FALSE(downsampleTwoDispatches(DownsampleDispatches::Two, {129, 130}, 1, 6));
 }
 
+// A stage-0 workgroup holds one regular block up to 384 of them (over all layers), two side by
+// side below 768, a 2x2 from there. (DownsampleSizes runs each: 255x257, 1920x1080, 2048x2048.)
+TEST(DownsampleHelpers, GroupShapeByRegularBlocks) {
+    using namespace vkfx::detail;
+    EXPECT_EQ(downsampleGroupShape(1), kDownsampleGroup1x1);
+    EXPECT_EQ(downsampleGroupShape(256), kDownsampleGroup1x1); // 1024^2
+    EXPECT_EQ(downsampleGroupShape(384), kDownsampleGroup1x1);
+    EXPECT_EQ(downsampleGroupShape(385), kDownsampleGroup2x1);
+    EXPECT_EQ(downsampleGroupShape(30 * 16), kDownsampleGroup2x1); // 1920x1080
+    EXPECT_EQ(downsampleGroupShape(767), kDownsampleGroup2x1);
+    EXPECT_EQ(downsampleGroupShape(768), kDownsampleGroup2x2);
+    EXPECT_EQ(downsampleGroupShape(16 * 16 * 6), kDownsampleGroup2x2); // a 1024^2 cube
+}
+
 TEST_F(DownsampleTest, BaseLevelAboveZeroReadsThatLevelInGeneralLayout) {
     Case c;
     c.extent = {1000, 1000};

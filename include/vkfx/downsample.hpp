@@ -31,8 +31,8 @@
 // depth as the device samples it: D16 codes become code / 65535 as the sampler converts them
 // (lavapipe's conversion is 1 fp32 ulp below the correctly rounded quotient for some codes).
 //
-// How it works. Each workgroup reduces a 2x2 of 64x64 blocks of the level read (one each where a
-// footprint takes more than one read and the image has fewer than 512 regular blocks; edge blocks,
+// How it works. Each workgroup reduces one, two side by side or a 2x2 of 64x64 blocks of the level
+// read (one each up to 384 of them over all layers, two below 768, a 2x2 from there; edge blocks,
 // which fold odd leftovers, one each), each to one texel six levels up, writing the levels between;
 // a tree of atomic counters in the scratch buffer elects, for every 64x64 block of those texels,
 // the last group to finish, which goes on with the next six levels - so any extent and any number
@@ -390,7 +390,6 @@ private:
     DownsamplerCreateInfo m_info{};
     std::uint32_t m_channels = 0;
     bool m_srgbEncode = false;
-    bool m_readAhead = false; // one sampler read per footprint (kOneReadPerFootprint)
     VkDescriptorSetLayout m_setLayout = VK_NULL_HANDLE;
     VkPipelineLayout m_pipelineLayout = VK_NULL_HANDLE;
     VkPipeline m_pipeline = VK_NULL_HANDLE;

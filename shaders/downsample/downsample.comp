@@ -123,7 +123,7 @@ layout(push_constant) uniform Push {
     uint counterOffset2;   // counters of the level-18 blocks
     uint dataOffset6;      // published level-6 texels, all layers
     uint dataOffset12;     // published level-12 texels
-    uint pairs;            // 1: a workgroup holds a 2x2 of regular blocks; 0: one block
+    uint shape;            // regular blocks a stage-0 workgroup holds: 0 one, 1 a 2x2, 2 a 2x1
     uint split;            // kWhole, kStage0 or kAbove (see main())
 } pc;
 
@@ -965,17 +965,18 @@ void publishShared(uint level, uvec2 block, uint layer)
 // Which blocks a workgroup holds. Edge blocks (the bottom row and the right column, which fold
 // odd leftovers and take the generic path) get a workgroup each, and those come first in dispatch
 // order, the bottom-right corner first of all, so that they start in the first wave instead of
-// finishing last. The regular blocks inside them are held a 2x2 to a workgroup (pc.pairs: fewer
-// tickets, and the next block's reads in flight during a block), or one each. Returns the first
-// block; the group holds blocks first + (k & 1, k >> 1), k < blocksHere, that are below `bound`
-// (none for the dispatch's spare groups).
+// finishing last. The regular blocks inside them are held one each, two side by side or a 2x2 to
+// a workgroup (pc.shape: fewer workgroups, fewer tickets, and the next block's reads in flight
+// during a block). Returns the first block; the group holds blocks first + (k & 1, k >> 1),
+// k < blocksHere, that are below `bound` (none for the dispatch's spare groups).
 uvec2 groupBlocks(out uvec2 bound, out uint blocksHere)
 {
     uvec2 blocks = levelExtent(kBlockLevels);
     uvec2 edge = uvec2(notEqual(pc.extent, blocks << kBlockLevels));
-    blocksHere = pc.pairs != 0u ? 4u : 1u;
+    uvec2 shift = uvec2(pc.shape != 0u ? 1u : 0u, pc.shape == 1u ? 1u : 0u);
+    blocksHere = 1u << (shift.x + shift.y);
     bound = blocks;
-    if (!any(bvec2(edge))) return gl_WorkGroupID.xy << pc.pairs;
+    if (!any(bvec2(edge))) return gl_WorkGroupID.xy << shift;
     uvec2 inner = blocks - edge; // regular blocks per axis
     uint i = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
     uint inRow = edge.y * blocks.x;
@@ -987,8 +988,8 @@ uvec2 groupBlocks(out uvec2 bound, out uint blocksHere)
     }
     i -= inRow + inColumn;
     bound = inner;
-    uint width = (inner.x + pc.pairs) >> pc.pairs;
-    return uvec2(i % width, i / width) << pc.pairs; // past `inner` for the spare groups
+    uint width = (inner.x + shift.x) >> shift.x;
+    return uvec2(i % width, i / width) << shift; // past `inner` for the spare groups
 }
 
 // Workgroup (i, j, layer) reduces the blocks groupBlocks() names and takes one ticket for all of

@@ -63,8 +63,15 @@ struct DownsamplePush {
     std::uint32_t counterOffset2;
     std::uint32_t dataOffset6;
     std::uint32_t dataOffset12;
-    std::uint32_t pairs;
+    std::uint32_t shape; // the regular blocks a stage-0 workgroup holds: DownsampleGroupShape
     std::uint32_t split; // what the dispatch does: DownsampleSplit
+};
+
+// DownsamplePush::shape (downsample.comp's groupBlocks()).
+enum DownsampleGroupShape : std::uint32_t {
+    kDownsampleGroup1x1 = 0, // one regular block per workgroup
+    kDownsampleGroup2x2 = 1, // a 2x2 of them
+    kDownsampleGroup2x1 = 2, // two side by side
 };
 
 // DownsamplePush::split (downsample.comp's kWhole, kStage0, kAbove).
@@ -110,6 +117,28 @@ inline bool downsampleTwoDispatches(DownsampleDispatches d, VkExtent2D extent, s
     const std::uint64_t blocks =
         std::uint64_t{mipExtent(extent.width, 6)} * mipExtent(extent.height, 6) * layers;
     return d == DownsampleDispatches::Two || blocks >= kDownsampleTwoDispatchBlocks;
+}
+
+// How many regular blocks (64x64 texels of level 0 that the extent's multiple of 64 covers, over
+// all layers: `regularBlocks`) a stage-0 workgroup holds. The fewest that leave few enough
+// workgroups to run at once: one block each up to 384 (every workgroup in the first wave), two
+// side by side below 768, a 2x2 from there (each block's reads overlap the block before it where
+// the kernel reads a footprint once, and one ticket serves four blocks). Measured on an H200,
+// median us, one block / 2x1 / 2x2:
+// - 1024^2 (256 blocks): RGBA8 11.0 / 11.8 / 13.8, R32F 10.4 / 11.4 / 13.4, sRGB8 11.9 / 14.0 /
+//   18.9, RGBA16F 13.7 / 15.8 / 21.7;
+// - 1920x1080 (480): RGBA8 15.4 / 15.0 / 15.3, R32F 14.1 / 13.9 / 14.8, sRGB8 18.4 / 17.4 / 20.4,
+//   RGBA16F 21.0 / 21.3 / 24.9;
+// - 2560x1440 (880): RGBA8 20.0 / 19.6 / 18.1, R32F 17.2 / 16.5 / 17.3, sRGB8 24.1 / 24.8 / 23.4,
+//   RGBA16F 28.9 / 30.6 / 29.6;
+// - 2048^2 (1024): RGBA8 20.8 / 20.0 / 18.1, R32F 17.5 / 16.4 / 17.3, sRGB8 24.8 / 25.0 / 23.5,
+//   RGBA16F 30.3 / 31.5 / 30.1;
+// - 4096^2: RGBA8 54.0 / 45.8 / 43.4, R32F 40.6 / 38.3 / 37.3, sRGB8 66.5 / 61.2 / 60.4, RGBA16F
+//   82.6 / 79.5 / 80.6.
+inline DownsampleGroupShape downsampleGroupShape(std::uint64_t regularBlocks) {
+    return regularBlocks <= 384  ? kDownsampleGroup1x1
+           : regularBlocks < 768 ? kDownsampleGroup2x1
+                                 : kDownsampleGroup2x2;
 }
 
 // Scratch words of one published texel: three channels are padded to four (one 16-byte quad, as the
@@ -335,7 +364,6 @@ inline void Downsampler::swap(Downsampler& other) noexcept
     std::swap(m_info, other.m_info);
     std::swap(m_channels, other.m_channels);
     std::swap(m_srgbEncode, other.m_srgbEncode);
-    std::swap(m_readAhead, other.m_readAhead);
     std::swap(m_setLayout, other.m_setLayout);
     std::swap(m_pipelineLayout, other.m_pipelineLayout);
     std::swap(m_pipeline, other.m_pipeline);
@@ -432,8 +460,6 @@ inline VkResult Downsampler::create(const Device& device, const DownsamplerCreat
             read = detail::kDownsampleReadBilinear;
         }
     }
-    ds.m_readAhead = read == detail::kDownsampleReadBilinear ||
-                     (read == detail::kDownsampleReadGather && fmt->channels == 1);
     r = detail::createClampSampler(device, fn, read == detail::kDownsampleReadBilinear ? VK_FILTER_LINEAR : VK_FILTER_NEAREST,
                                    &ds.m_sampler);
     if (r != VK_SUCCESS) return r;
@@ -730,21 +756,19 @@ inline VkResult Downsampler::record(VkCommandBuffer cmd, const DownsampleInfo& i
     push.invExtent[1] = static_cast<float>(1.0 / c.extent.height);
     // A block is the 64x64 texels of level 0 under one level-6 texel. Edge blocks (the bottom row
     // and right column when the extent is not a multiple of 64) get a workgroup each, first in
-    // dispatch order; the regular blocks inside them are held a 2x2 to a workgroup where the
-    // kernel reads each block's level 0 while the block before it works (one sampler read per
-    // footprint) or where there are at least kPairBlocks of them, else one each
-    // (downsample.comp, groupBlocks()). Measured on an H200, RGBA8 bilinear, 2x2 against one:
-    // 1920x1080 16.8 / 17.5 us, 2560x1440 19.6 / 22.8; sRGB8 (texelFetch) 1920x1080 21.2 / 19.6.
+    // dispatch order; the regular blocks inside them are held one, two side by side or a 2x2 to a
+    // workgroup (detail::downsampleGroupShape; downsample.comp, groupBlocks()).
     const std::uint32_t blocksX = detail::mipExtent(c.extent.width, 6);
     const std::uint32_t blocksY = detail::mipExtent(c.extent.height, 6);
     const std::uint32_t edgeX = c.extent.width != blocksX << 6 ? 1u : 0u;
     const std::uint32_t edgeY = c.extent.height != blocksY << 6 ? 1u : 0u;
     const std::uint32_t innerX = blocksX - edgeX, innerY = blocksY - edgeY;
     const std::uint32_t edgeBlocks = edgeY * blocksX + edgeX * innerY;
-    constexpr std::uint64_t kPairBlocks = 512;
-    push.pairs = m_readAhead || std::uint64_t{innerX} * innerY * c.layers >= kPairBlocks ? 1u : 0u;
-    const std::uint32_t groupsX = (innerX + push.pairs) >> push.pairs;
-    const std::uint32_t groupsY = (innerY + push.pairs) >> push.pairs;
+    push.shape = detail::downsampleGroupShape(std::uint64_t{innerX} * innerY * c.layers);
+    const std::uint32_t shiftX = push.shape != detail::kDownsampleGroup1x1 ? 1u : 0u;
+    const std::uint32_t shiftY = push.shape == detail::kDownsampleGroup2x2 ? 1u : 0u;
+    const std::uint32_t groupsX = (innerX + shiftX) >> shiftX;
+    const std::uint32_t groupsY = (innerY + shiftY) >> shiftY;
     const std::uint32_t width = std::max(groupsX, 1u);
     const std::uint32_t height = (edgeBlocks + groupsX * groupsY + width - 1u) / width;
     // Two dispatches on large images (DownsampleDispatches::Auto): the first makes the levels up
