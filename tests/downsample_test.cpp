@@ -110,9 +110,10 @@ struct DownsamplerKey {
     VkFormat depthFormat;
     vkfx::DepthLevelZero levelZero;
     vkfx::DownsamplerFlags flags;
+    int windowReads;
     bool operator<(const DownsamplerKey &o) const {
-        return std::tie(format, reduction, depthFormat, levelZero, flags) <
-               std::tie(o.format, o.reduction, o.depthFormat, o.levelZero, o.flags);
+        return std::tie(format, reduction, depthFormat, levelZero, flags, windowReads) <
+               std::tie(o.format, o.reduction, o.depthFormat, o.levelZero, o.flags, o.windowReads);
     }
 };
 
@@ -125,16 +126,20 @@ std::map<DownsamplerKey, std::unique_ptr<vkfx::Downsampler>> &downsamplerCache()
     return *cache;
 }
 
-// A Downsampler for `info` (default scratch size), or null after a test failure.
-const vkfx::Downsampler *cachedDownsampler(const vkfx::DownsamplerCreateInfo &info) {
-    DownsamplerKey key{info.format, info.reduction, info.depthFormat, info.depthLevelZero,
-                       info.flags};
+// A Downsampler for `info` (default scratch size), or null after a test failure. `windowReads`:
+// Case::windowReads.
+const vkfx::Downsampler *cachedDownsampler(const vkfx::DownsamplerCreateInfo &info,
+                                           int windowReads = 0) {
+    DownsamplerKey key{info.format,         info.reduction, info.depthFormat,
+                       info.depthLevelZero, info.flags,     windowReads};
     auto &cache = downsamplerCache();
     auto it = cache.find(key);
     if (it != cache.end())
         return it->second.get();
     auto ds = std::make_unique<vkfx::Downsampler>();
+    vkfx::detail::downsampleWindowReadsOverride = windowReads;
     VkResult r = vkfx::Downsampler::create(ctx().vkfx, info, ds.get());
+    vkfx::detail::downsampleWindowReadsOverride = 0;
     if (r != VK_SUCCESS) {
         ADD_FAILURE() << "vkfx::Downsampler::create(" << formatName(info.format) << ", "
                       << reductionName(info.reduction) << ") failed (" << r
@@ -297,6 +302,9 @@ struct Case {
     bool mutableFormat = false;
     std::vector<VkFormat> viewFormats;
     vkfx::DownsampleDispatches dispatches = vkfx::DownsampleDispatches::Auto;
+    // The Downsampler's generic footprints read from shared memory as: 0 the device's rule
+    // (loops on lavapipe), 1 one 3x3 window (GPUs), 2 loops (detail::downsampleWindowReads).
+    int windowReads = 0;
 
     std::string describe() const {
         std::string s =
@@ -323,6 +331,8 @@ struct Case {
             s += " OneDispatch";
         if (dispatches == vkfx::DownsampleDispatches::Two)
             s += " TwoDispatches";
+        if (windowReads)
+            s += windowReads == 1 ? " WindowReads" : " LoopedReads";
         return s;
     }
 };
@@ -612,7 +622,8 @@ class DownsampleTest : public GpuTest {
     // A supported job in one submission: create, setup, record, readback (callers check
     // HasFatalFailure() before reading `staging`).
     void recordAndRead(Job &job, Staging &staging) {
-        const vkfx::Downsampler *ds = cachedDownsampler(downsamplerInfo(job.spec()));
+        const vkfx::Downsampler *ds =
+            cachedDownsampler(downsamplerInfo(job.spec()), job.spec().windowReads);
         ASSERT_NE(ds, nullptr);
         ASSERT_TRUE(job.create());
         VkResult recorded = VK_SUCCESS;
@@ -681,8 +692,8 @@ void DownsampleTest::runBothWays(const Case &a, const Case &b, const char *ways)
     std::string why;
     if (!jobA.supported(&why))
         GTEST_SKIP() << why;
-    const vkfx::Downsampler *dsA = cachedDownsampler(downsamplerInfo(a));
-    const vkfx::Downsampler *dsB = cachedDownsampler(downsamplerInfo(b));
+    const vkfx::Downsampler *dsA = cachedDownsampler(downsamplerInfo(a), a.windowReads);
+    const vkfx::Downsampler *dsB = cachedDownsampler(downsamplerInfo(b), b.windowReads);
     ASSERT_TRUE(dsA && dsB);
     ASSERT_TRUE(jobA.create());
     ASSERT_TRUE(jobB.create(&jobA));
@@ -740,6 +751,27 @@ INSTANTIATE_TEST_SUITE_P(
                       SizeParam{{4095, 2175}},
                       SizeParam{{4096, 4096}}, SizeParam{{16384, 4}}, SizeParam{{8192, 8192}}),
     [](const ::testing::TestParamInfo<SizeParam> &p) { return extentName(p.param.extent); });
+
+// A generic footprint's reads from shared memory (edge blocks above level +2, the continuing
+// groups' small levels) as one 3x3 window, as GPUs run them, and in loops, as lavapipe does: each
+// against the reference, and the same bits. Odd sizes whose edge blocks take 3x3 footprints and
+// whose chains go on past level 6; MinMax for its two-value accumulators.
+TEST_F(DownsampleTest, WindowAndLoopedFootprintReadsAgreeBitForBit) {
+    Case odd, minmax;
+    odd.extent = {1917, 1079};
+    minmax.reduction = Reduction::MinMax;
+    minmax.extent = {383, 129};
+    for (Case c : {odd, minmax}) {
+        c.seed = 77;
+        Case window = c, looped = c;
+        window.windowReads = 1;
+        looped.windowReads = 2;
+        SCOPED_TRACE(c.describe());
+        runBothWays(window, looped, "window and looped reads");
+        if (HasFatalFailure())
+            return;
+    }
+}
 
 // Two dispatches (the levels above 6 in a second one, which Auto takes on large images) against
 // the reference and against one dispatch, byte for byte: both records in one command buffer, the

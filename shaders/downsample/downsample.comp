@@ -83,6 +83,10 @@ layout(constant_id = 4) const uint kReadMode = kReadFetch;
 // Whether a regular block reads each footprint with one sampler read (sampleFootprint): a
 // bilinear sample, or the one gather of a one-channel format. (Written per channel count, so that
 // one-channel kernels keep the exact expression they were tuned with.)
+// Whether reduceShared reads a footprint as one 3x3 window (true, GPUs) or in loops over it (CPU
+// implementations, whose compilers take 2.6x as long with the window unrolled at every call site:
+// lavapipe, RGBA8, 11.1 against 4.2 s). The same bits either way.
+layout(constant_id = 5) const bool kWindowReads = true;
 #if VKFX_CHANNELS == 1
 const bool kOneReadPerFootprint = kReadMode != kReadFetch;
 #else
@@ -608,11 +612,22 @@ uvec2 mortonDecode(uint t)
 // issued together, a 3x3 window clamped to the footprint, before any is combined: in loops over
 // the footprint each read waited for the one before (H200, RGBA8 1920x1080 17.0 -> 15.3 us,
 // 2047^2 35.9 -> 32.8, 1917x1079 29.6 -> 27.0; the edge blocks and the continuing groups' small
-// levels run this).
+// levels run this). Where !kWindowReads, the loops instead.
 Acc reduceShared(uint level, uvec2 q, uvec2 firstIn, uint widthIn)
 {
     uvec2 n = footprintCount(q, level);
     uvec2 f = q * 2u - firstIn;
+    if (!kWindowReads) {
+        Acc acc;
+        for (uint y = 0u; y < n.y; ++y) {
+            uint i = (f.y + y) * widthIn + f.x;
+            Acc row = sharedLoad(false, i);
+            for (uint x = 1u; x < n.x; ++x) row = accCombine(row, sharedLoad(false, i + x));
+            if (y == 0u) acc = row;
+            else acc = accCombine(acc, row);
+        }
+        return accFinish(acc, float(n.x * n.y));
+    }
     uint i0 = f.y * widthIn + f.x;
     Acc v[9];
     [[unroll]] for (uint j = 0u; j < 9u; ++j) {

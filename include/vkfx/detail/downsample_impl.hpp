@@ -141,6 +141,18 @@ inline DownsampleGroupShape downsampleGroupShape(std::uint64_t regularBlocks) {
                                  : kDownsampleGroup2x2;
 }
 
+// Whether the kernel reads a generic footprint from shared memory as one 3x3 window (spec constant
+// 5 of downsample.comp; the same bits as its loops): on every device but CPU implementations,
+// whose compilers take 2.6x as long with it (lavapipe, RGBA8: 11.1 against 4.2 s a pipeline; on
+// an H200 the window made RGBA8 1920x1080 17.0 -> 15.3 us). downsampleWindowReadsOverride (tests
+// only, not thread-safe): 0 the rule, 1 the window, 2 the loops, for Downsamplers created after.
+inline int downsampleWindowReadsOverride = 0;
+inline VkBool32 downsampleWindowReads(VkPhysicalDeviceType type) {
+    if (downsampleWindowReadsOverride != 0)
+        return downsampleWindowReadsOverride == 1 ? VK_TRUE : VK_FALSE;
+    return type != VK_PHYSICAL_DEVICE_TYPE_CPU ? VK_TRUE : VK_FALSE;
+}
+
 // Scratch words of one published texel: three channels are padded to four (one 16-byte quad, as the
 // kernel's kVecWords), MinMax holds two values.
 inline std::uint32_t downsampleWordsPerTexel(std::uint32_t channels, bool minmax) {
@@ -480,15 +492,20 @@ inline VkResult Downsampler::create(const Device& device, const DownsamplerCreat
         VkBool32 srgb;
         std::uint32_t copyLevel0;
         std::uint32_t read;
+        VkBool32 windowReads;
     } spec{minmax ? 0u : static_cast<std::uint32_t>(info.reduction),
            device.subgroupShuffle() && !(info.flags & DownsamplerFlagSharedMemoryOnly),
-           ds.m_srgbEncode, depth && info.depthLevelZero == DepthLevelZero::Copy ? 1u : 0u, read};
-    VkSpecializationMapEntry entries[5] = {{0, offsetof(Spec, reduction), sizeof(std::uint32_t)},
+           ds.m_srgbEncode,
+           depth && info.depthLevelZero == DepthLevelZero::Copy ? 1u : 0u,
+           read,
+           detail::downsampleWindowReads(device.properties().deviceType)};
+    VkSpecializationMapEntry entries[6] = {{0, offsetof(Spec, reduction), sizeof(std::uint32_t)},
                                            {1, offsetof(Spec, useSubgroups), sizeof(VkBool32)},
                                            {2, offsetof(Spec, srgb), sizeof(VkBool32)},
                                            {3, offsetof(Spec, copyLevel0), sizeof(std::uint32_t)},
-                                           {4, offsetof(Spec, read), sizeof(std::uint32_t)}};
-    VkSpecializationInfo specInfo{5, entries, sizeof(Spec), &spec};
+                                           {4, offsetof(Spec, read), sizeof(std::uint32_t)},
+                                           {5, offsetof(Spec, windowReads), sizeof(VkBool32)}};
+    VkSpecializationInfo specInfo{6, entries, sizeof(Spec), &spec};
     r = detail::createComputePipeline(device, fn, minmax ? fmt->minmax : fmt->single,
                                       minmax ? fmt->minmaxBytes : fmt->singleBytes, &specInfo,
                                       ds.m_pipelineLayout, &ds.m_pipeline);
