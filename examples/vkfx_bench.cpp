@@ -43,9 +43,9 @@
 //          view, imageStore into level k+1 through a storage view) with a barrier between levels:
 //          the straightforward compute approach (examples/bench/chain.comp);
 // and, as a floor for any kernel, the bytes the chain must move (the base read once, every other
-// level written once) moved by a plain buffer kernel (uint4 loads and stores, examples/bench/
-// stream.comp; column "stream"): no image, no level waiting for another, the same eviction before
-// each repetition.
+// level written once) moved by a plain buffer kernel (uint4 loads and stores,
+// examples/bench/stream.comp; column "stream"): no image, no level waiting for another, the same
+// eviction before each repetition.
 // Level 0 holds hash noise (a constant image could be stored compressed). The layout transitions
 // an engine does before and after generating the chain are outside the timed region for every
 // method; the barriers between levels are inside it. --sizes 1917x1079,4096x4096: every format's
@@ -1019,8 +1019,9 @@ bool Runner::computeReadWrite(const Format &f) const {
 }
 
 Timing Runner::measureStream(double readBytes, double writeBytes) {
-    // In uint4 elements (the last 0-15 bytes of each left out): four quarters of the source, and a
-    // destination of at most as many (a chain writes less than its base: a third in 2D).
+    // In uint4 elements: four quarters of the source (its last 0-63 bytes left out), and a
+    // destination of at most as many (its last 0-15 bytes left out; a chain writes less than its
+    // base, a third in 2D).
     const auto quarter = static_cast<std::uint32_t>(readBytes / 64.0);
     const auto writes = std::min(static_cast<std::uint32_t>(writeBytes / 16.0), 4 * quarter);
     const VkDeviceSize srcBytes = VkDeviceSize{quarter} * 64, dstBytes = VkDeviceSize{writes} * 16;

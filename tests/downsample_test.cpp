@@ -748,7 +748,7 @@ INSTANTIATE_TEST_SUITE_P(
                       SizeParam{{63, 65}}, SizeParam{{64, 64}}, SizeParam{{65, 64}},
                       SizeParam{{128, 32}}, SizeParam{{255, 257}}, SizeParam{{1920, 1080}},
                       SizeParam{{4095, 17}}, SizeParam{{4097, 3}}, SizeParam{{2048, 2048}},
-                      SizeParam{{4095, 2175}},
+                      SizeParam{{4095, 2175}}, SizeParam{{1600, 1024}}, SizeParam{{2200, 1600}},
                       SizeParam{{4096, 4096}}, SizeParam{{16384, 4}}, SizeParam{{8192, 8192}}),
     [](const ::testing::TestParamInfo<SizeParam> &p) { return extentName(p.param.extent); });
 
@@ -827,9 +827,9 @@ INSTANTIATE_TEST_SUITE_P(, DownsampleDispatchCount, ::testing::ValuesIn(dispatch
 
 // How level 0 is read: the device's default (textureGather for one channel, and per channel for
 // RGBA16F, everywhere; bilinear samples for 8-bit UNORM on NVIDIA) and DownsamplerFlagTexelFetch,
-// each against the reference. 2200x1100 has enough regular blocks for workgroups of two-by-two
-// blocks with every read mode (33x16 of them: the last column of groups holds one column) beside
-// the 50 edge blocks of its bottom row and right column, a workgroup each, and a spare group.
+// each against the reference. 2200x1100 has 33x16 regular blocks, held two side by side (the last
+// group of each row holds one), beside the 50 edge blocks of its bottom row and right column, a
+// workgroup each, and a spare group.
 using ReadParam = std::tuple<VkFormat, Reduction, VkExtent2D>;
 class DownsampleReads : public DownsampleTest, public ::testing::WithParamInterface<ReadParam> {};
 
@@ -1109,14 +1109,16 @@ TEST(DownsampleHelpers, TwoDispatchesWhereTheRuleSays) {
 }
 
 // A stage-0 workgroup holds one regular block up to 384 of them (over all layers), two side by
-// side below 768, a 2x2 from there. (DownsampleSizes runs each: 255x257, 1920x1080, 2048x2048.)
+// side below 768, a 2x2 from there. (DownsampleSizes runs each: 255x257; 1920x1080 and 1600x1024,
+// 25x16 blocks, the last group of each row holding one; 2048x2048 and 2200x1600, 33x25 regular
+// blocks, the last groups partly filled, beside a right edge column.)
 TEST(DownsampleHelpers, GroupShapeByRegularBlocks) {
     using namespace vkfx::detail;
     EXPECT_EQ(downsampleGroupShape(1), kDownsampleGroup1x1);
     EXPECT_EQ(downsampleGroupShape(256), kDownsampleGroup1x1); // 1024^2
     EXPECT_EQ(downsampleGroupShape(384), kDownsampleGroup1x1);
     EXPECT_EQ(downsampleGroupShape(385), kDownsampleGroup2x1);
-    EXPECT_EQ(downsampleGroupShape(30 * 16), kDownsampleGroup2x1); // 1920x1080
+    EXPECT_EQ(downsampleGroupShape(30 * 15), kDownsampleGroup2x1); // 1920x1080
     EXPECT_EQ(downsampleGroupShape(767), kDownsampleGroup2x1);
     EXPECT_EQ(downsampleGroupShape(768), kDownsampleGroup2x2);
     EXPECT_EQ(downsampleGroupShape(16 * 16 * 6), kDownsampleGroup2x2); // a 1024^2 cube

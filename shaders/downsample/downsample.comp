@@ -9,8 +9,8 @@
 //
 // The work. Level 6 of the chain partitions level 0 into blocks: block (I, J) is everything under
 // level-6 texel (I, J) - 64x64 texels, or up to 127x127 on the right and bottom edges, where the
-// last texel folds in the rest. A workgroup reduces a 2x2 of blocks, one block at a time, to
-// their level-6 texels, writing levels 1..6 on the way. When the chain goes on, the group
+// last texel folds in the rest. A workgroup reduces one, two side by side or a 2x2 of blocks (by
+// how many there are, pc.shape), one block at a time, to their level-6 texels, writing levels 1..6 on the way. When the chain goes on, the group
 // publishes those level-6 values (fp32) in the scratch buffer and takes one ticket for them from
 // the counter of the level-12 block that contains them; the last group to arrive there reduces
 // that block (levels 7..12) from the published values, and so on up a tree of counters - so any
@@ -80,13 +80,13 @@ const uint kReadFetch = 0u;    // four texelFetch per 2x2 footprint
 const uint kReadBilinear = 1u; // one bilinear sample at the footprint's centre (Average)
 const uint kReadGather = 2u;   // one textureGather of the footprint per channel
 layout(constant_id = 4) const uint kReadMode = kReadFetch;
+// Whether reduceShared reads a footprint as one 3x3 window (true, GPUs) or in loops over it (CPU
+// implementations, whose compilers take about 1.9x as long with the window unrolled at every call
+// site: lavapipe, RGBA8, 11.1 against 5.8 s a pipeline). The same bits either way.
+layout(constant_id = 5) const bool kWindowReads = true;
 // Whether a regular block reads each footprint with one sampler read (sampleFootprint): a
 // bilinear sample, or the one gather of a one-channel format. (Written per channel count, so that
 // one-channel kernels keep the exact expression they were tuned with.)
-// Whether reduceShared reads a footprint as one 3x3 window (true, GPUs) or in loops over it (CPU
-// implementations, whose compilers take 2.6x as long with the window unrolled at every call site:
-// lavapipe, RGBA8, 11.1 against 4.2 s). The same bits either way.
-layout(constant_id = 5) const bool kWindowReads = true;
 #if VKFX_CHANNELS == 1
 const bool kOneReadPerFootprint = kReadMode != kReadFetch;
 #else

@@ -127,9 +127,9 @@ inline bool downsampleTwoDispatches(DownsampleDispatches d, VkExtent2D extent, s
 // median us, one block / 2x1 / 2x2:
 // - 1024^2 (256 blocks): RGBA8 11.0 / 11.8 / 13.8, R32F 10.4 / 11.4 / 13.4, sRGB8 11.9 / 14.0 /
 //   18.9, RGBA16F 13.7 / 15.8 / 21.7;
-// - 1920x1080 (480): RGBA8 15.4 / 15.0 / 15.3, R32F 14.1 / 13.9 / 14.8, sRGB8 18.4 / 17.4 / 20.4,
+// - 1920x1080 (450): RGBA8 15.4 / 15.0 / 15.3, R32F 14.1 / 13.9 / 14.8, sRGB8 18.4 / 17.4 / 20.4,
 //   RGBA16F 21.0 / 21.3 / 24.9;
-// - 2560x1440 (880): RGBA8 20.0 / 19.6 / 18.1, R32F 17.2 / 16.5 / 17.3, sRGB8 24.1 / 24.8 / 23.4,
+// - 2560x1440 (840): RGBA8 20.0 / 19.6 / 18.1, R32F 17.2 / 16.5 / 17.3, sRGB8 24.1 / 24.8 / 23.4,
 //   RGBA16F 28.9 / 30.6 / 29.6;
 // - 2048^2 (1024): RGBA8 20.8 / 20.0 / 18.1, R32F 17.5 / 16.4 / 17.3, sRGB8 24.8 / 25.0 / 23.5,
 //   RGBA16F 30.3 / 31.5 / 30.1;
@@ -143,8 +143,8 @@ inline DownsampleGroupShape downsampleGroupShape(std::uint64_t regularBlocks) {
 
 // Whether the kernel reads a generic footprint from shared memory as one 3x3 window (spec constant
 // 5 of downsample.comp; the same bits as its loops): on every device but CPU implementations,
-// whose compilers take 2.6x as long with it (lavapipe, RGBA8: 11.1 against 4.2 s a pipeline; on
-// an H200 the window made RGBA8 1920x1080 17.0 -> 15.3 us). downsampleWindowReadsOverride (tests
+// whose compilers take about 1.9x as long with it (lavapipe, RGBA8: 11.1 against 5.8 s a pipeline;
+// on an H200 the window made RGBA8 1920x1080 17.0 -> 15.3 us). downsampleWindowReadsOverride (tests
 // only, not thread-safe): 0 the rule, 1 the window, 2 the loops, for Downsamplers created after.
 inline int downsampleWindowReadsOverride = 0;
 inline VkBool32 downsampleWindowReads(VkPhysicalDeviceType type) {
