@@ -1109,7 +1109,7 @@ TEST(DownsampleHelpers, TwoDispatchesWhereTheRuleSays) {
 }
 
 // A stage-0 workgroup holds one regular block up to 384 of them (over all layers), two side by
-// side below 768, a 2x2 from there. (DownsampleSizes runs each: 255x257; 1920x1080 and 1600x1024,
+// side below 800, a 2x2 from there. (DownsampleSizes runs each: 255x257; 1920x1080 and 1600x1024,
 // 25x16 blocks, the last group of each row holding one; 2048x2048 and 2200x1600, 33x25 regular
 // blocks, the last groups partly filled, beside a right edge column.)
 TEST(DownsampleHelpers, GroupShapeByRegularBlocks) {
@@ -1119,8 +1119,10 @@ TEST(DownsampleHelpers, GroupShapeByRegularBlocks) {
     EXPECT_EQ(downsampleGroupShape(384), kDownsampleGroup1x1);
     EXPECT_EQ(downsampleGroupShape(385), kDownsampleGroup2x1);
     EXPECT_EQ(downsampleGroupShape(30 * 15), kDownsampleGroup2x1); // 1920x1080
-    EXPECT_EQ(downsampleGroupShape(767), kDownsampleGroup2x1);
-    EXPECT_EQ(downsampleGroupShape(768), kDownsampleGroup2x2);
+    EXPECT_EQ(downsampleGroupShape(32 * 24), kDownsampleGroup2x1); // 2048x1536
+    EXPECT_EQ(downsampleGroupShape(799), kDownsampleGroup2x1);
+    EXPECT_EQ(downsampleGroupShape(800), kDownsampleGroup2x2);
+    EXPECT_EQ(downsampleGroupShape(40 * 21), kDownsampleGroup2x2);     // 2560x1440
     EXPECT_EQ(downsampleGroupShape(16 * 16 * 6), kDownsampleGroup2x2); // a 1024^2 cube
 }
 

@@ -32,7 +32,7 @@
 // (lavapipe's conversion is 1 fp32 ulp below the correctly rounded quotient for some codes).
 //
 // How it works. Each workgroup reduces one, two side by side or a 2x2 of 64x64 blocks of the level
-// read (one each up to 384 of them over all layers, two below 768, a 2x2 from there; edge blocks,
+// read (one each up to 384 of them over all layers, two below 800, a 2x2 from there; edge blocks,
 // which fold odd leftovers, one each), each to one texel six levels up, writing the levels between;
 // a tree of atomic counters in the scratch buffer elects, for every 64x64 block of those texels,
 // the last group to finish, which goes on with the next six levels - so any extent and any number

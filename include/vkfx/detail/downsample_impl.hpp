@@ -122,7 +122,7 @@ inline bool downsampleTwoDispatches(DownsampleDispatches d, VkExtent2D extent, s
 // How many regular blocks (64x64 texels of level 0 that the extent's multiple of 64 covers, over
 // all layers: `regularBlocks`) a stage-0 workgroup holds. The fewest that leave few enough
 // workgroups to run at once: one block each up to 384 (every workgroup in the first wave), two
-// side by side below 768, a 2x2 from there (each block's reads overlap the block before it where
+// side by side below 800, a 2x2 from there (each block's reads overlap the block before it where
 // the kernel reads a footprint once, and one ticket serves four blocks). Measured on an H200,
 // median us, one block / 2x1 / 2x2:
 // - 1024^2 (256 blocks): RGBA8 11.0 / 11.8 / 13.8, R32F 10.4 / 11.4 / 13.4, sRGB8 11.9 / 14.0 /
@@ -134,10 +134,14 @@ inline bool downsampleTwoDispatches(DownsampleDispatches d, VkExtent2D extent, s
 // - 2048^2 (1024): RGBA8 20.8 / 20.0 / 18.1, R32F 17.5 / 16.4 / 17.3, sRGB8 24.8 / 25.0 / 23.5,
 //   RGBA16F 30.3 / 31.5 / 30.1;
 // - 4096^2: RGBA8 54.0 / 45.8 / 43.4, R32F 40.6 / 38.3 / 37.3, sRGB8 66.5 / 61.2 / 60.4, RGBA16F
-//   82.6 / 79.5 / 80.6.
+//   82.6 / 79.5 / 80.6;
+// - 2048x1536 (768): RGBA8 17.4 / 15.4 / 16.9, R32F 15.7 / 14.6 / 16.4, sRGB8 20.2 / 18.7 / 22.3,
+//   RGBA16F 24.4 / 23.5 / 27.9 (two side by side: 384 workgroups, three to an SM of 132 hold them
+//   all); 1280x720 (200 and 20 edge blocks): RGBA8 13.7 / 13.3 / 13.9, R32F 12.1 / 12.1 / 13.3,
+//   sRGB8 15.6 / 14.4 / 19.3, RGBA16F 17.8 / 17.1 / 22.0 (not taken: below 384 one block each).
 inline DownsampleGroupShape downsampleGroupShape(std::uint64_t regularBlocks) {
     return regularBlocks <= 384  ? kDownsampleGroup1x1
-           : regularBlocks < 768 ? kDownsampleGroup2x1
+           : regularBlocks < 800 ? kDownsampleGroup2x1
                                  : kDownsampleGroup2x2;
 }
 
