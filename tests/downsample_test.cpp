@@ -617,13 +617,17 @@ vkfx::DownsamplerCreateInfo downsamplerInfo(const Case &c) {
     return info;
 }
 
+// The cached Downsampler a case runs on (its create info and Case::windowReads).
+const vkfx::Downsampler *cachedDownsampler(const Case &c) {
+    return cachedDownsampler(downsamplerInfo(c), c.windowReads);
+}
+
 class DownsampleTest : public GpuTest {
   protected:
     // A supported job in one submission: create, setup, record, readback (callers check
     // HasFatalFailure() before reading `staging`).
     void recordAndRead(Job &job, Staging &staging) {
-        const vkfx::Downsampler *ds =
-            cachedDownsampler(downsamplerInfo(job.spec()), job.spec().windowReads);
+        const vkfx::Downsampler *ds = cachedDownsampler(job.spec());
         ASSERT_NE(ds, nullptr);
         ASSERT_TRUE(job.create());
         VkResult recorded = VK_SUCCESS;
@@ -692,8 +696,8 @@ void DownsampleTest::runBothWays(const Case &a, const Case &b, const char *ways)
     std::string why;
     if (!jobA.supported(&why))
         GTEST_SKIP() << why;
-    const vkfx::Downsampler *dsA = cachedDownsampler(downsamplerInfo(a), a.windowReads);
-    const vkfx::Downsampler *dsB = cachedDownsampler(downsamplerInfo(b), b.windowReads);
+    const vkfx::Downsampler *dsA = cachedDownsampler(a);
+    const vkfx::Downsampler *dsB = cachedDownsampler(b);
     ASSERT_TRUE(dsA && dsB);
     ASSERT_TRUE(jobA.create());
     ASSERT_TRUE(jobB.create(&jobA));
@@ -866,7 +870,7 @@ TEST_F(DownsampleTest, SingleTexelImageHasNothingToWrite) {
     Case c;
     c.extent = {1, 1};
     Job job(c);
-    const vkfx::Downsampler *ds = cachedDownsampler(downsamplerInfo(c));
+    const vkfx::Downsampler *ds = cachedDownsampler(c);
     ASSERT_NE(ds, nullptr);
     ASSERT_TRUE(job.create());
     Staging staging;
@@ -1171,7 +1175,7 @@ TEST_F(DownsampleTest, SameDownsamplerTwiceOnOneImageContinuesFromTheStoredLevel
     std::string why;
     if (!job.supported(&why))
         GTEST_SKIP() << why;
-    const vkfx::Downsampler *ds = cachedDownsampler(downsamplerInfo(c));
+    const vkfx::Downsampler *ds = cachedDownsampler(c);
     ASSERT_NE(ds, nullptr);
     ASSERT_TRUE(job.create());
     Staging staging;
@@ -1219,7 +1223,7 @@ TEST_F(DownsampleTest, CallerScratchIsSharedByRecordsAndLeftZeroed) {
     cases[2].layers = 3;
     cases[1].dispatches = vkfx::DownsampleDispatches::Two; // each leaves the scratch zeroed too
     cases[2].dispatches = vkfx::DownsampleDispatches::Two;
-    const vkfx::Downsampler *ds = cachedDownsampler(downsamplerInfo(cases[0]));
+    const vkfx::Downsampler *ds = cachedDownsampler(cases[0]);
     ASSERT_NE(ds, nullptr);
     std::vector<std::unique_ptr<Job>> jobs;
     VkDeviceSize need = 0, align = 4;
@@ -1490,7 +1494,7 @@ class DownsampleBadInput : public GpuTest {
         std::string why;
         if (!m_job->supported(&why))
             GTEST_SKIP() << why;
-        m_ds = cachedDownsampler(downsamplerInfo(c));
+        m_ds = cachedDownsampler(c);
         ASSERT_NE(m_ds, nullptr);
         ASSERT_TRUE(m_job->create());
         Staging staging;
@@ -1753,7 +1757,7 @@ TEST_F(DownsampleBadInput, TargetOfAnotherFormatIsRejected) {
 TEST_F(DownsampleBadInput, MinMaxWithoutMaxImageIsRejected) {
     Case c = m_job->spec();
     c.reduction = Reduction::MinMax;
-    const vkfx::Downsampler *minmax = cachedDownsampler(downsamplerInfo(c));
+    const vkfx::Downsampler *minmax = cachedDownsampler(c);
     ASSERT_NE(minmax, nullptr);
     vkfx::DownsampleInfo info = m_job->info(); // m_job's target has no maxImage
     expectRecordFails(VK_ERROR_VALIDATION_FAILED_EXT,
@@ -1768,7 +1772,7 @@ TEST_F(DownsampleBadInput, MinMaxAboveLevelZeroIsRejected) {
     if (!other.supported(&why))
         GTEST_SKIP() << why;
     ASSERT_TRUE(other.create());
-    const vkfx::Downsampler *minmax = cachedDownsampler(downsamplerInfo(c));
+    const vkfx::Downsampler *minmax = cachedDownsampler(c);
     ASSERT_NE(minmax, nullptr);
     vkfx::DownsampleInfo info = other.info();
     info.baseLevel = 1; // level 1 of `image` holds the min chain, not the max chain's input
