@@ -69,9 +69,9 @@
 // time. vkCmdCopyBuffer is not used: it is much slower than a compute copy on NVIDIA.
 //
 // --quick (CI, lavapipe): only 1920x1080, the 1024^2 cube and 2047^2, 3 repetitions after 1
-// warm-up, a 64 MiB copy and a 16 MiB eviction copy. --filter runs only the rows whose name
-// ("R8G8B8A8_SRGB 1920x1080 avg", "R8G8B8A8_UNORM 1024x1024x6 avg") contains one of the
-// comma-separated strings (any case).
+// warm-up, a 64 MiB copy and a 16 MiB eviction copy, and no warm-up copies before each row.
+// --filter runs only the rows whose name ("R8G8B8A8_SRGB 1920x1080 avg", "R8G8B8A8_UNORM
+// 1024x1024x6 avg") contains one of the comma-separated strings (any case).
 //
 // VKFX_BENCH_VALIDATION=1 enables the Khronos validation layer with synchronization validation;
 // any message makes the exit status 1 (and the times mean nothing).
@@ -168,7 +168,8 @@ void usage(std::FILE *out) {
         "                   fraction of the roofline (copy ceiling, FMA rate)\n"
         "  --device NAME    run on the first device whose name contains NAME (any case);\n"
         "                   default: the first GPU, else lavapipe\n"
-        "  --quick          small sizes only, 3 repetitions, small copy/eviction buffers (CI)\n"
+        "  --quick          small sizes only, 3 repetitions, small copy/eviction buffers, no\n"
+        "                   warm-up copies before each row (CI)\n"
         "  --reps N         timed repetitions per workload (default 30; --quick: 3)\n"
         "  --warmup N       untimed repetitions first (default 3; --quick: 1)\n"
         "  --filter A,B     only rows whose name contains A or B (any case), e.g.\n"
@@ -527,10 +528,11 @@ class Runner {
     BlurRow runBlur(const BlurCase &c);
 
   private:
-    // About 100-200 ms of copies (the eviction buffers; --quick: 20 GiB), so that the GPU has
-    // left its idle clocks when the first repetition starts; the CPU work between rows (buffers,
-    // pipelines) lets it fall back to them. (H200: with 20 ms, the first rows of a run on an idle
-    // GPU, and the first rows after a new format's pipelines were made, ran 2-5x slower.)
+    // About 100-200 ms of copies (the eviction buffers), so that the GPU has left its idle clocks
+    // when the first repetition starts; the CPU work between rows (buffers, pipelines) lets it
+    // fall back to them. (H200: with 20 ms, the first rows of a run on an idle GPU, and the first
+    // rows after a new format's pipelines were made, ran 2-5x slower.) None with --quick, whose
+    // times are not figures (on lavapipe these copies took most of a --quick run).
     void heat(VkCommandBuffer cmd) const;
     Timing measure(const Method &m);
     void recordCopy(VkCommandBuffer cmd, const Buffer &src, const Buffer &dst,
@@ -700,13 +702,11 @@ void Runner::recordCopy(VkCommandBuffer cmd, const Buffer &src, const Buffer &ds
 }
 
 void Runner::heat(VkCommandBuffer cmd) const {
-    if (!m_options.evict)
+    if (!m_options.evict || m_options.quick)
         return;
     const double mib = static_cast<double>(m_evictSrc.size) / static_cast<double>(kMiB);
-    // --quick: about 20 GiB (lavapipe copies slowly); else about 400 GiB (100-200 ms).
-    const double gib = m_options.quick ? 20.0 : 400.0;
-    const double most = m_options.quick ? 200.0 : 2000.0;
-    const auto copies = static_cast<std::uint32_t>(std::clamp(gib * 1024.0 / mib, 1.0, most));
+    // About 400 GiB (100-200 ms on an H200).
+    const auto copies = static_cast<std::uint32_t>(std::clamp(400.0 * 1024.0 / mib, 1.0, 2000.0));
     for (std::uint32_t i = 0; i < copies; ++i) {
         recordCopy(cmd, m_evictSrc, m_evictDst, m_evictSrc.size);
         fullBarrier(cmd);
