@@ -69,7 +69,7 @@
 // time. vkCmdCopyBuffer is not used: it is much slower than a compute copy on NVIDIA.
 //
 // --quick (CI, lavapipe): only 1920x1080, the 1024^2 cube and 2047^2, 3 repetitions after 1
-// warm-up, a 64 MiB copy and a 16 MiB eviction copy, and no warm-up copies before each row.
+// warm-up, a 64 MiB copy and a 16 MiB eviction copy, and no clock-raising copies before each row.
 // --filter runs only the rows whose name ("R8G8B8A8_SRGB 1920x1080 avg", "R8G8B8A8_UNORM
 // 1024x1024x6 avg") contains one of the comma-separated strings (any case).
 //
@@ -169,7 +169,7 @@ void usage(std::FILE *out) {
         "  --device NAME    run on the first device whose name contains NAME (any case);\n"
         "                   default: the first GPU, else lavapipe\n"
         "  --quick          small sizes only, 3 repetitions, small copy/eviction buffers, no\n"
-        "                   warm-up copies before each row (CI)\n"
+        "                   clock-raising copies before each row (CI)\n"
         "  --reps N         timed repetitions per workload (default 30; --quick: 3)\n"
         "  --warmup N       untimed repetitions first (default 3; --quick: 1)\n"
         "  --filter A,B     only rows whose name contains A or B (any case), e.g.\n"
