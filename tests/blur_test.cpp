@@ -1316,4 +1316,27 @@ TEST_F(BlurBadInput, BadTargetDescriptionsAreRejected) {
                        .usage = kDestinationUsage, .layerCount = 0});
 }
 
+// The Tile method's tiles per workgroup (detail::blurTilesPerGroup): the most, up to 8 (4 for
+// 8-bit RGBA / BGRA), that leave at least 480 workgroups of 64 x 16 tiles or 960 of 32-column tiles.
+TEST(BlurHelpers, TilesPerWorkgroupByFormatAndSize) {
+    using vkfx::detail::blurTilesPerGroup;
+    const vkfx::detail::BlurFormat &rgba8 = *vkfx::detail::findBlurFormat(VK_FORMAT_R8G8B8A8_UNORM);
+    const vkfx::detail::BlurFormat &bgra8 = *vkfx::detail::findBlurFormat(VK_FORMAT_B8G8R8A8_SRGB);
+    const vkfx::detail::BlurFormat &rgba16f = *vkfx::detail::findBlurFormat(VK_FORMAT_R16G16B16A16_SFLOAT);
+    const vkfx::detail::BlurTileShape wide{64, 16}, narrow{32, 32};
+    // 3840x2160: 60 x 135 wide tiles, 120 x 68 narrow ones; 8 tiles leave 1020 / 1080 workgroups.
+    EXPECT_EQ(blurTilesPerGroup(rgba8, {3840, 2160}, 1, wide), 4u);
+    EXPECT_EQ(blurTilesPerGroup(bgra8, {3840, 2160}, 1, narrow), 4u);
+    EXPECT_EQ(blurTilesPerGroup(rgba16f, {3840, 2160}, 1, wide), 8u);
+    EXPECT_EQ(blurTilesPerGroup(rgba16f, {3840, 2160}, 1, narrow), 8u);
+    // 1920x1080: 30 x 68 wide tiles (4 tiles: 510 workgroups, 8: 270), 60 x 34 narrow ones (2: 1020,
+    // 4: 540); a second layer doubles the columns.
+    EXPECT_EQ(blurTilesPerGroup(rgba8, {1920, 1080}, 1, wide), 4u);
+    EXPECT_EQ(blurTilesPerGroup(rgba16f, {1920, 1080}, 1, wide), 4u);
+    EXPECT_EQ(blurTilesPerGroup(rgba16f, {1920, 1080}, 2, wide), 8u);
+    EXPECT_EQ(blurTilesPerGroup(rgba8, {1920, 1080}, 1, narrow), 2u);
+    EXPECT_EQ(blurTilesPerGroup(rgba16f, {1920, 1080}, 1, narrow), 2u);
+    EXPECT_EQ(blurTilesPerGroup(rgba16f, {256, 256}, 1, wide), 1u);
+}
+
 } // namespace

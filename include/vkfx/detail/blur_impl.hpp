@@ -235,22 +235,29 @@ struct BlurTileShape {
 };
 constexpr BlurTileShape kBlurTileShapes[2] = {{64, 16}, {32, 32}};
 // Tiles per workgroup (one below the other; each tile's loads are issued while the one before is
-// filtered): the most, up to 8, that leave at least kBlurTileTargetGroups workgroups (twice that
-// for 32-column tiles, whose larger radii take more registers and so fewer workgroups per SM;
-// measured with 32 x 32).
+// filtered): the most, up to blurTileMaxTiles (8; 4 for 8-bit RGBA / BGRA, whose tiles are staged as
+// packed halves), that leave at least kBlurTileTargetGroups workgroups (twice that for 32-column
+// tiles, whose larger radii take more registers and so fewer workgroups per SM; measured with
+// 32 x 32).
 // H200, median us, 1 / 4 / 8 / 16 tiles: RGBA8 r = 1 3840x2160 65.3 / 55.8 / 55.6 / 59.0,
 // 1920x1080 20.1 / 19.2 / 20.3 / 31.1; RGBA16F r = 1 3840x2160 153.1 / 116.0 / 111.7 / 111.7,
 // 1920x1080 43.4 / 34.8 / 35.4 / 35.1. H100, 1920x1080, 1 / 2 / 3 / 4 / 6 / 8 tiles: RGBA8 r = 1
 // 22.7 / 19.6 / 19.5 / 18.6 / 22.2 / 19.8, r = 4 (32 x 32) 27.7 / 25.6 / 25.9 / 26.6 / 30.0 / 27.4,
 // r = 8 52.4 / 46.8 / 46.7 / 48.1 / 49.1 / 47.8; RGBA16F r = 8 64.3 / 56.6 / 55.1 / 57.7 / 59.3 /
-// 56.0.
+// 56.0. H100 (2026-11-27, two rounds within 0.5%), 3840x2160, 1 / 2 / 3 / 4 / 6 / 8 tiles: RGBA8
+// r = 1 48.2 / 43.8 / 43.4 / 42.8 / 44.4 / 44.5, r = 2 53.9 / 50.7 / 50.4 / 50.3 / 52.6 / 52.5,
+// r = 4 73.1 / 69.3 / 68.3 / 69.3 / 72.1 / 74.5, r = 8 122.8 / 115.8 / 115.5 / 115.9 / 116.9 /
+// 122.4; RGBA16F r = 1 86.5 / 74.3 / 72.0 / 70.1 / 69.9 / 69.3, r = 8 190.8 / 161.6 / 154.5 / 150.4
+// / 145.6 / 146.7: 8-bit RGBA lost 4-7% with 8 tiles, RGBA16F 1-3% with 4.
 constexpr std::uint32_t kBlurTileTargetGroups = 480;
-inline std::uint32_t blurTilesPerGroup(VkExtent2D extent, std::uint32_t layers, BlurTileShape shape)
+inline std::uint32_t blurTileMaxTiles(const BlurFormat& fmt) { return fmt.slotBytes == 8 ? 4u : 8u; }
+inline std::uint32_t blurTilesPerGroup(const BlurFormat& fmt, VkExtent2D extent, std::uint32_t layers,
+                                       BlurTileShape shape)
 {
     const std::uint64_t columns = std::uint64_t{(extent.width + shape.width - 1) / shape.width} * layers;
     const std::uint32_t tileRows = (extent.height + shape.height - 1) / shape.height;
     const std::uint32_t target = shape.width == 32 ? 2 * kBlurTileTargetGroups : kBlurTileTargetGroups;
-    std::uint32_t tiles = 8;
+    std::uint32_t tiles = blurTileMaxTiles(fmt);
     while (tiles > 1 && columns * ((tileRows + tiles - 1) / tiles) < target) tiles /= 2;
     return tiles;
 }
@@ -824,13 +831,13 @@ inline VkResult Blurrer::plan(const BlurInfo& info, const char* fn, bool withScr
                                     : VK_NULL_HANDLE;
         if (tile) {
             // The shape create() built the pipeline with (the same format and shared memory).
-            const detail::BlurTileShape shape = detail::blurTileShape(*detail::findBlurFormat(m_info.format), tileRadius,
-                                                                      limits.maxComputeSharedMemorySize);
+            const detail::BlurFormat& fmt = *detail::findBlurFormat(m_info.format);
+            const detail::BlurTileShape shape = detail::blurTileShape(fmt, tileRadius, limits.maxComputeSharedMemorySize);
             p.pipeline = tile;
             p.layout.strip = shape.width;
             p.layout.rows = shape.height;
             p.layout.groupsX = (extent.width + shape.width - 1) / shape.width;
-            p.layout.segment = detail::blurTilesPerGroup(extent, p.layers, shape);
+            p.layout.segment = detail::blurTilesPerGroup(fmt, extent, p.layers, shape);
             const std::uint32_t groupRows = shape.height * p.layout.segment;
             p.layout.groupsY = (extent.height + groupRows - 1) / groupRows;
         } else {
