@@ -590,7 +590,8 @@ INSTANTIATE_TEST_SUITE_P(, BlurSigmas, ::testing::Values(0.3f, 0.5f, 1.0f, 1.6f,
                          sigmaName);
 
 // The same radius on both axes, up to 13 (8-bit RGBA / BGRA), 11 (RGBA16F) or 2, takes the Tile
-// method (tiles of 64 x 16 up to radius 2, 32 x 32, 32 x 24 or 32 x 16 above) where the device's
+// method (up to radius 2 tiles of 32 x 24 for 8-bit RGBA / BGRA, 32 x 16 for RGBA16F, 64 x 16 for
+// the others; 32 x 32, 32 x 24 or 32 x 16 above) where the device's
 // shared memory holds one: every format, every border, sizes below, at and across tile edges,
 // different sigmas per axis, boxes, a region at odd offsets and layers, several tiles per
 // workgroup. Each radius is a pipeline (seconds to compile on lavapipe): above radius 2 the four
@@ -634,10 +635,10 @@ TEST_F(BlurTest, TileMethodRadiiMatchReference) {
             }
         }
     }
-    // Large enough for several tiles per workgroup (1920x1000: 4, the last group 3; 1100x990: 2,
-    // the last tile partial; at radius 4, tiles of 32 x 32, two layers: 2, the last group of each
-    // layer 1, its tile partial).
-    runCase({.format = VK_FORMAT_R8G8B8A8_UNORM, .extent = {1920, 1000}, .sigmaX = 0.4f, .sigmaY = 0.3f,
+    // Large enough for several tiles per workgroup (3840x680, tiles of 32 x 24: 4, the last group
+    // 1, its tile partial; 1100x990: 2, the last tile partial; at radius 4, tiles of 32 x 32, two
+    // layers: 2, the last group of each layer 1, its tile partial).
+    runCase({.format = VK_FORMAT_R8G8B8A8_UNORM, .extent = {3840, 680}, .sigmaX = 0.4f, .sigmaY = 0.3f,
              .radiusX = 1, .radiusY = 1, .border = BlurBorder::Mirror, .seed = seed++});
     if (stopped())
         return;
@@ -1337,6 +1338,30 @@ TEST(BlurHelpers, TilesPerWorkgroupByFormatAndSize) {
     EXPECT_EQ(blurTilesPerGroup(rgba8, {1920, 1080}, 1, narrow), 2u);
     EXPECT_EQ(blurTilesPerGroup(rgba16f, {1920, 1080}, 1, narrow), 2u);
     EXPECT_EQ(blurTilesPerGroup(rgba16f, {256, 256}, 1, wide), 1u);
+    // The large case of TileMethodRadiiMatchReference: 120 x 29 tiles of 32 x 24.
+    EXPECT_EQ(blurTilesPerGroup(rgba8, {3840, 680}, 1, {32, 24}), 4u);
+}
+
+// The Tile method's tile (detail::blurTileShape): up to radius 2, 32 x 24 for 8-bit RGBA / BGRA,
+// 32 x 16 for RGBA16F, 64 x 16 for the others; above, 32 columns by the most of 32, 24 and 16 rows
+// under 23.5 KiB; none past a format's largest Tile radius or where nothing fits.
+TEST(BlurHelpers, TileShapeByFormatAndRadius) {
+    using vkfx::detail::blurTileShape;
+    using vkfx::detail::findBlurFormat;
+    auto shape = [](VkFormat format, std::uint32_t radius, std::uint32_t sharedBytes = 48 * 1024) {
+        const vkfx::detail::BlurTileShape s = blurTileShape(*findBlurFormat(format), radius, sharedBytes);
+        return std::to_string(s.width) + "x" + std::to_string(s.height);
+    };
+    EXPECT_EQ(shape(VK_FORMAT_R8G8B8A8_UNORM, 1), "32x24");
+    EXPECT_EQ(shape(VK_FORMAT_B8G8R8A8_SRGB, 2), "32x24");
+    EXPECT_EQ(shape(VK_FORMAT_R16G16B16A16_SFLOAT, 1), "32x16");
+    EXPECT_EQ(shape(VK_FORMAT_R16G16B16A16_SFLOAT, 2), "32x16");
+    EXPECT_EQ(shape(VK_FORMAT_R32_SFLOAT, 2), "64x16");
+    EXPECT_EQ(shape(VK_FORMAT_R8G8B8A8_UNORM, 4), "32x32");  // 40 x 40 x 8 bytes
+    EXPECT_EQ(shape(VK_FORMAT_R16G16B16A16_SFLOAT, 4), "32x24"); // 41 x 32 x 16 bytes (padded)
+    EXPECT_EQ(shape(VK_FORMAT_R8G8B8A8_UNORM, 14), "0x0");
+    EXPECT_EQ(shape(VK_FORMAT_R32_SFLOAT, 3), "0x0");
+    EXPECT_EQ(shape(VK_FORMAT_R16G16B16A16_SFLOAT, 1, 4 * 1024), "0x0");
 }
 
 } // namespace

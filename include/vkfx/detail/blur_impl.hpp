@@ -228,7 +228,7 @@ inline BlurGridLayout blurGridLayout(VkExtent2D extent, std::uint32_t layers, st
     return g;
 }
 
-// The Tile method (blur_tile.comp): tiles of 64 x 16 outputs, or 32 columns by 32, 24 or 16 rows
+// The Tile method (blur_tile.comp): tiles of 32 columns by 32, 24 or 16 rows, or 64 x 16 outputs
 // (blurTileShape), for radius r (both axes) with pipeline r - 1.
 struct BlurTileShape {
     std::uint32_t width = 0, height = 0; // 0: no tile
@@ -301,12 +301,29 @@ inline std::uint32_t blurTileMaxRadius(const BlurFormat& fmt)
 // The shared memory per workgroup of 256 above which the Tile method slows down by 35-50% on an
 // H200 (docs/blur-performance.md, v21): the SM's L1 cache then keeps 28 KiB instead of 60.
 constexpr std::uint32_t kBlurTileCliffBytes = 23u * 1024u + 512u;
-// The tile of a radius: 64 x 16 up to radius 2; above, 32 columns by the most rows of 32, 24 and
-// 16 that keep the tile under kBlurTileCliffBytes, else 32 (fewer halo texels staged and filtered
-// per output than 64 x 16); or the other width where the first does not fit `sharedBytes`; none
-// where neither fits. H200, median us, 64 x 16 / 32 x 32: RGBA8 3840x2160 r = 1 50.8 / 52.2, r = 2
-// 58.9 / 59.5, r = 3 71.6 / 70.2, r = 4 108.0 / 79.8, r = 8 166.0 / 149.4 (1920x1080 53.1 /
-// 47.9); RGBA16F r = 2 116.2 / 118.0, r = 3 131.5 / 123.7, r = 6 178.5 / 163.2 (before v21).
+// The tile up to radius 2: 32 columns by 24 rows for 8-bit RGBA / BGRA (staged as packed
+// halves), by 16 rows for R16G16B16A16_SFLOAT, 64 x 16 for the other formats (not timed). H100
+// (2026-11-27, two rounds within 1%; the tile counts of blurTilesPerGroup), median us, 64 x 16 /
+// 32 x 16 / 32 x 24 / 32 x 32: RGBA8 3840x2160 r = 1 42.8 / 46.0 / 41.1 / 43.2, r = 2 50.3 / 51.2 /
+// 46.7 / 49.7, 1920x1080 r = 1 16.0 / 17.0 / 15.7 / 16.1, r = 2 18.4 / 18.7 / 17.2 / 17.9; RGBA16F
+// 3840x2160 r = 1 69.3 / 65.5 / 67.1 / 68.8, r = 2 75.7 / 67.2 / 72.9 / 74.1, 1920x1080 r = 1 23.3
+// / 21.7 / 22.4 / 23.7, r = 2 25.8 / 22.5 / 25.7 / 25.7.
+inline BlurTileShape blurSmallRadiusTile(const BlurFormat& fmt)
+{
+    if (fmt.slotBytes == 8) return {32, 24};
+    if (fmt.format == VK_FORMAT_R16G16B16A16_SFLOAT) return {32, 16};
+    return kBlurTileShapes[0];
+}
+// The tile of a radius: blurSmallRadiusTile up to radius 2; above, 32 columns by the most rows of
+// 32, 24 and 16 that keep the tile under kBlurTileCliffBytes, else 32 (fewer halo texels staged
+// and filtered per output than 64 x 16); or the other shape where the first does not fit
+// `sharedBytes`; none where neither fits. H200, median us, 64 x 16 / 32 x 32: RGBA8 3840x2160
+// r = 1 50.8 / 52.2, r = 2 58.9 / 59.5, r = 3 71.6 / 70.2, r = 4 108.0 / 79.8, r = 8 166.0 / 149.4
+// (1920x1080 53.1 / 47.9); RGBA16F r = 2 116.2 / 118.0, r = 3 131.5 / 123.7, r = 6 178.5 / 163.2
+// (before v21). Above radius 2 the same H100 run as above, rule / 32 x 16 / 32 x 24 / 32 x 32 (the
+// rule's shape in brackets): RGBA8 3840x2160 r = 3 (32 x 32) 57.7 / 65.3 / 58.2 / 57.8, r = 4
+// (32 x 32) 69.4 / 69.5 / 65.2 / 69.3; RGBA16F r = 3 (32 x 24) 79.6 / 84.6 / 81.2 / 79.6, r = 4
+// (32 x 24) 83.8 / 87.9 / 83.9 / 109.9.
 inline BlurTileShape blurTileShape(const BlurFormat& fmt, std::uint32_t radius, std::uint32_t sharedBytes)
 {
     if (radius < 1 || radius > blurTileMaxRadius(fmt)) return {};
@@ -318,8 +335,8 @@ inline BlurTileShape blurTileShape(const BlurFormat& fmt, std::uint32_t radius, 
             if (bytes <= kBlurTileCliffBytes && bytes <= sharedBytes) return shape;
         }
     }
-    const BlurTileShape& first = kBlurTileShapes[radius <= 2 ? 0 : 1];
-    const BlurTileShape& second = kBlurTileShapes[radius <= 2 ? 1 : 0];
+    const BlurTileShape first = radius <= 2 ? blurSmallRadiusTile(fmt) : kBlurTileShapes[1];
+    const BlurTileShape second = radius <= 2 ? kBlurTileShapes[1] : kBlurTileShapes[0];
     if (blurTileBytes(fmt, radius, first, false) <= sharedBytes) return first;
     if (blurTileBytes(fmt, radius, second, false) <= sharedBytes) return second;
     return {};
