@@ -1142,6 +1142,26 @@ TEST(DownsampleHelpers, GroupShapeByRegularBlocks) {
     EXPECT_EQ(downsampleGroupShape(16 * 16 * 6), kDownsampleGroup2x2); // a 1024^2 cube
 }
 
+// Kernels without read-ahead on a device that runs 396 workgroups at once (132 SMs): two side by
+// side where a 2x2 would leave a second, part-filled wave that they fill (innerX, innerY, layers,
+// edge blocks a layer); elsewhere, and where the slots are not known, the rule by block count.
+TEST(DownsampleHelpers, GroupShapeByWaves) {
+    using namespace vkfx::detail;
+    const std::uint64_t slots = 132 * kDownsampleGroupsPerMultiprocessor;
+    EXPECT_EQ(downsampleGroupShape(60, 32, 1, 60, slots), kDownsampleGroup2x1);      // 3840x2160
+    EXPECT_EQ(downsampleGroupShape(40, 40, 1, 0, slots), kDownsampleGroup2x1);       // 2560x2560
+    EXPECT_EQ(downsampleGroupShape(50, 36, 1, 86, slots), kDownsampleGroup2x1);      // 3200x2400
+    EXPECT_EQ(downsampleGroupShape(64, 64, 1, 0, slots), kDownsampleGroup2x2);       // 4096^2
+    EXPECT_EQ(downsampleGroupShape(128, 128, 1, 0, slots), kDownsampleGroup2x2);     // 8192^2
+    EXPECT_EQ(downsampleGroupShape(40, 21, 1, 40, slots), kDownsampleGroup2x2);      // 2560x1440
+    EXPECT_EQ(downsampleGroupShape(32, 32, 1, 0, slots), kDownsampleGroup2x2);       // 2048^2
+    EXPECT_EQ(downsampleGroupShape(16, 16, 6, 0, slots), kDownsampleGroup2x2);       // a 1024^2 cube
+    EXPECT_EQ(downsampleGroupShape(30, 15, 1, 30, slots), kDownsampleGroup2x1);      // 1920x1080: by count
+    EXPECT_EQ(downsampleGroupShape(16, 16, 1, 0, slots), kDownsampleGroup1x1);       // 1024^2: by count
+    EXPECT_EQ(downsampleGroupShape(60, 32, 1, 60, 0), kDownsampleGroup2x2);          // slots unknown
+    EXPECT_EQ(downsampleGroupShape(40, 40, 1, 0, 0), kDownsampleGroup2x2);
+}
+
 TEST_F(DownsampleTest, BaseLevelAboveZeroReadsThatLevelInGeneralLayout) {
     Case c;
     c.extent = {1000, 1000};

@@ -42,6 +42,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <new>
 
 // The assertion macro of vkfx's headers; define it before including vkfx to replace <cassert>'s
 // assert. (No vkfx header calls it at present: every precondition vkfx checks is reported as a
@@ -209,6 +210,10 @@ public:
     std::uint32_t subgroupSize() const { return m_subgroupSize; }
     // Compute shaders may use basic and shuffle subgroup operations.
     bool subgroupShuffle() const { return m_subgroupShuffle; }
+    // The streaming multiprocessors of an NVIDIA GPU (VkPhysicalDeviceShaderSMBuiltinsPropertiesNV::
+    // shaderSMCount, where the physical device has VK_NV_shader_sm_builtins; the extension need not
+    // be enabled); 0 on other devices. Operations size their workgroups by it where waves matter.
+    std::uint32_t multiprocessorCount() const { return m_multiprocessors; }
     // The subgroup operations compute shaders may use (0 where compute has none).
     VkSubgroupFeatureFlags subgroupOperations() const { return m_subgroupOperations; }
     // The physical device supports shaderStorageImageWriteWithoutFormat (whether it was enabled
@@ -243,6 +248,7 @@ private:
     VkPhysicalDeviceProperties m_properties{};
     VkPhysicalDeviceMemoryProperties m_memory{};
     std::uint32_t m_subgroupSize = 0;
+    std::uint32_t m_multiprocessors = 0;
     VkSubgroupFeatureFlags m_subgroupOperations = 0;
     bool m_subgroupShuffle = false;
     bool m_writeWithoutFormat = false;
@@ -284,6 +290,24 @@ inline PFN_vkGetInstanceProcAddr defaultGetInstanceProcAddr()
 #else
     return nullptr;
 #endif
+}
+
+// Whether `physicalDevice` has the device extension `name` (false where it cannot be asked).
+inline bool hasDeviceExtension(PFN_vkGetInstanceProcAddr gipa, VkInstance instance, VkPhysicalDevice physicalDevice,
+                               const char* name)
+{
+    auto enumerate = reinterpret_cast<PFN_vkEnumerateDeviceExtensionProperties>(
+        gipa(instance, "vkEnumerateDeviceExtensionProperties"));
+    std::uint32_t count = 0;
+    if (!enumerate || enumerate(physicalDevice, nullptr, &count, nullptr) != VK_SUCCESS || count == 0) return false;
+    VkExtensionProperties* props = new (std::nothrow) VkExtensionProperties[count];
+    if (!props) return false;
+    bool found = false;
+    if (enumerate(physicalDevice, nullptr, &count, props) >= VK_SUCCESS) { // VK_INCOMPLETE: the first `count`
+        for (std::uint32_t i = 0; i < count && !found; ++i) found = std::strcmp(props[i].extensionName, name) == 0;
+    }
+    delete[] props;
+    return found;
 }
 
 // Index of a memory type allowed by `typeBits` that has all of `required` (and preferably
@@ -467,7 +491,15 @@ inline VkResult Device::create(const DeviceCreateInfo& info, Device* device)
     VkPhysicalDeviceProperties2 props2{};
     props2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
     props2.pNext = &subgroup;
+    // The SM count, where the physical device reports it (its properties may be queried without
+    // enabling the extension).
+    VkPhysicalDeviceShaderSMBuiltinsPropertiesNV sm{};
+    sm.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_PROPERTIES_NV;
+    if (detail::hasDeviceExtension(gipa, info.instance, info.physicalDevice, VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME)) {
+        subgroup.pNext = &sm;
+    }
     f.vkGetPhysicalDeviceProperties2(info.physicalDevice, &props2);
+    d.m_multiprocessors = sm.shaderSMCount;
     d.m_properties = props2.properties;
     f.vkGetPhysicalDeviceMemoryProperties(info.physicalDevice, &d.m_memory);
     if (VK_API_VERSION_MAJOR(d.m_properties.apiVersion) == 1 &&

@@ -390,6 +390,7 @@ private:
     DownsamplerCreateInfo m_info{};
     std::uint32_t m_channels = 0;
     bool m_srgbEncode = false;
+    std::uint32_t m_groupSlots = 0; // workgroups that run at once, where the shape rule uses them
     VkDescriptorSetLayout m_setLayout = VK_NULL_HANDLE;
     VkPipelineLayout m_pipelineLayout = VK_NULL_HANDLE;
     VkPipeline m_pipeline = VK_NULL_HANDLE;

@@ -10,15 +10,15 @@
 // The work. Level 6 of the chain partitions level 0 into blocks: block (I, J) is everything under
 // level-6 texel (I, J) - 64x64 texels, or up to 127x127 on the right and bottom edges, where the
 // last texel folds in the rest. A workgroup reduces one, two side by side or a 2x2 of blocks (by
-// how many there are, pc.shape), one block at a time, to their level-6 texels, writing levels 1..6
-// on the way. When the chain goes on, the group publishes those level-6 values (fp32) in the
-// scratch buffer and takes one ticket for them from the counter of the level-12 block that contains
-// them; the last group to arrive there reduces that block (levels 7..12) from the published values,
-// and so on up a tree of counters - so any extent takes one dispatch. Large images may take two
-// instead (pc.split, chosen by the host): the first makes stage 0 and publishes without tickets,
-// the second (after a barrier) runs one group per level-12 block from the published values - every
-// stage-0 group's ticket, a release and an atomic round trip under full load, costs more there than
-// a second launch.
+// how many there are and the waves they make, pc.shape), one block at a time, to their level-6
+// texels, writing levels 1..6 on the way. When the chain goes on, the group publishes those level-6
+// values (fp32) in the scratch buffer and takes one ticket for them from the counter of the
+// level-12 block that contains them; the last group to arrive there reduces that block (levels
+// 7..12) from the published values, and so on up a tree of counters - so any extent takes one
+// dispatch. Large images may take two instead (pc.split, chosen by the host): the first makes stage
+// 0 and publishes without tickets, the second (after a barrier) runs one group per level-12 block
+// from the published values - every stage-0 group's ticket, a release and an atomic round trip
+// under full load, costs more there than a second launch.
 //
 // Memory model: the published values and the counters live in a Coherent buffer (device-scope
 // availability and visibility); the counter increment is a device-scope AcquireRelease atomic, so

@@ -145,6 +145,34 @@ inline DownsampleGroupShape downsampleGroupShape(std::uint64_t regularBlocks) {
                                  : kDownsampleGroup2x2;
 }
 
+// Workgroups of the downsample kernel an NVIDIA SM holds at once: three of 256 invocations at the
+// 80 registers its kernels take (a 64K-register file).
+inline constexpr std::uint32_t kDownsampleGroupsPerMultiprocessor = 3;
+
+// The shape for a grid of innerX x innerY regular blocks over `layers` layers, beside `edgeBlocks`
+// edge blocks a layer (a workgroup each), on a device that runs `groupSlots` workgroups at once (0:
+// not known, or a kernel that reads a footprint once, which keeps the rule above). Where that rule
+// takes a 2x2 and a 2x2 leaves a part-filled last wave that two side by side fill better, the
+// latter: the time taken as waves x blocks a workgroup, two side by side where that is at most 0.8
+// of a 2x2's. Kernels that read a footprint once keep the 2x2 (each block's reads overlap the
+// block before it). H100, median us, 2x2 / 2x1 / one block: sRGB8 3840x2160 44.2 / 42.1 / 43.5
+// (540 / 1020 / 1980 workgroups for 396 slots), 2560x2560 38.6 / 35.2 / 36.2, 3200x2400 43.0 /
+// 40.4 / 41.3, 4096^2 65.1 / 65.7 / 70.6, 2560x1440 25.0 / 26.4 / 25.8, 2048^2 25.5 / 26.9 /
+// 27.1; RGBA16F 61.1 / 55.0 / 55.0, 51.6 / 46.2 / 45.3, 59.2 / 52.6 / 51.8, 93.1 / 90.6 / 91.1,
+// 33.0 / 33.9 / 31.6, 34.4 / 34.8 / 33.8 (2x1 where 2x2 leaves 1-1.5 waves; the rule keeps 2x2
+// where the three are within 5%).
+inline DownsampleGroupShape downsampleGroupShape(std::uint32_t innerX, std::uint32_t innerY, std::uint32_t layers,
+                                                 std::uint32_t edgeBlocks, std::uint64_t groupSlots) {
+    const DownsampleGroupShape shape = downsampleGroupShape(std::uint64_t{innerX} * innerY * layers);
+    if (shape != kDownsampleGroup2x2 || groupSlots == 0)
+        return shape;
+    const std::uint64_t halfX = (std::uint64_t{innerX} + 1) / 2;
+    const std::uint64_t quads = halfX * ((innerY + 1) / 2) * layers + std::uint64_t{edgeBlocks} * layers;
+    const std::uint64_t pairs = halfX * innerY * layers + std::uint64_t{edgeBlocks} * layers;
+    auto waves = [&](std::uint64_t groups) { return (groups + groupSlots - 1) / groupSlots; };
+    return 5 * 2 * waves(pairs) <= 4 * 4 * waves(quads) ? kDownsampleGroup2x1 : kDownsampleGroup2x2;
+}
+
 // Whether the kernel reads a generic footprint from shared memory as one 3x3 window (spec constant
 // 5 of downsample.comp; the same bits as its loops): on every device but CPU implementations,
 // whose compilers take about 1.9x as long with it (lavapipe, RGBA8: 11.1 against 5.8 s a pipeline;
@@ -380,6 +408,7 @@ inline void Downsampler::swap(Downsampler& other) noexcept
     std::swap(m_info, other.m_info);
     std::swap(m_channels, other.m_channels);
     std::swap(m_srgbEncode, other.m_srgbEncode);
+    std::swap(m_groupSlots, other.m_groupSlots);
     std::swap(m_setLayout, other.m_setLayout);
     std::swap(m_pipelineLayout, other.m_pipelineLayout);
     std::swap(m_pipeline, other.m_pipeline);
@@ -476,6 +505,12 @@ inline VkResult Downsampler::create(const Device& device, const DownsamplerCreat
             read = detail::kDownsampleReadBilinear;
         }
     }
+    // Kernels that read each footprint with one sampler read issue a block's reads while the
+    // block before it reduces, and keep 2x2 workgroups; the others size them by the waves they
+    // make, where the device says how many workgroups run at once (detail::downsampleGroupShape).
+    const bool readsAhead =
+        read == detail::kDownsampleReadBilinear || (fmt->channels == 1 && read != detail::kDownsampleReadFetch);
+    ds.m_groupSlots = readsAhead ? 0u : device.multiprocessorCount() * detail::kDownsampleGroupsPerMultiprocessor;
     r = detail::createClampSampler(device, fn, read == detail::kDownsampleReadBilinear ? VK_FILTER_LINEAR : VK_FILTER_NEAREST,
                                    &ds.m_sampler);
     if (r != VK_SUCCESS) return r;
@@ -785,7 +820,7 @@ inline VkResult Downsampler::record(VkCommandBuffer cmd, const DownsampleInfo& i
     const std::uint32_t edgeY = c.extent.height != blocksY << 6 ? 1u : 0u;
     const std::uint32_t innerX = blocksX - edgeX, innerY = blocksY - edgeY;
     const std::uint32_t edgeBlocks = edgeY * blocksX + edgeX * innerY;
-    push.shape = detail::downsampleGroupShape(std::uint64_t{innerX} * innerY * c.layers);
+    push.shape = detail::downsampleGroupShape(innerX, innerY, c.layers, edgeBlocks, m_groupSlots);
     const std::uint32_t shiftX = push.shape != detail::kDownsampleGroup1x1 ? 1u : 0u;
     const std::uint32_t shiftY = push.shape == detail::kDownsampleGroup2x2 ? 1u : 0u;
     const std::uint32_t groupsX = (innerX + shiftX) >> shiftX;
