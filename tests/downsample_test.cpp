@@ -111,9 +111,10 @@ struct DownsamplerKey {
     vkfx::DepthLevelZero levelZero;
     vkfx::DownsamplerFlags flags;
     int windowReads;
+    std::int64_t groupSlots;
     bool operator<(const DownsamplerKey &o) const {
-        return std::tie(format, reduction, depthFormat, levelZero, flags, windowReads) <
-               std::tie(o.format, o.reduction, o.depthFormat, o.levelZero, o.flags, o.windowReads);
+        return std::tie(format, reduction, depthFormat, levelZero, flags, windowReads, groupSlots) <
+               std::tie(o.format, o.reduction, o.depthFormat, o.levelZero, o.flags, o.windowReads, o.groupSlots);
     }
 };
 
@@ -126,20 +127,22 @@ std::map<DownsamplerKey, std::unique_ptr<vkfx::Downsampler>> &downsamplerCache()
     return *cache;
 }
 
-// A Downsampler for `info` (default scratch size), or null after a test failure. `windowReads`:
-// Case::windowReads.
+// A Downsampler for `info` (default scratch size), or null after a test failure. `windowReads`,
+// `groupSlots`: Case::windowReads, Case::groupSlots.
 const vkfx::Downsampler *cachedDownsampler(const vkfx::DownsamplerCreateInfo &info,
-                                           int windowReads = 0) {
-    DownsamplerKey key{info.format,         info.reduction, info.depthFormat,
-                       info.depthLevelZero, info.flags,     windowReads};
+                                           int windowReads = 0, std::int64_t groupSlots = -1) {
+    DownsamplerKey key{info.format, info.reduction, info.depthFormat, info.depthLevelZero,
+                       info.flags,  windowReads,    groupSlots};
     auto &cache = downsamplerCache();
     auto it = cache.find(key);
     if (it != cache.end())
         return it->second.get();
     auto ds = std::make_unique<vkfx::Downsampler>();
     vkfx::detail::downsampleWindowReadsOverride = windowReads;
+    vkfx::detail::downsampleGroupSlotsOverride = groupSlots;
     VkResult r = vkfx::Downsampler::create(ctx().vkfx, info, ds.get());
     vkfx::detail::downsampleWindowReadsOverride = 0;
+    vkfx::detail::downsampleGroupSlotsOverride = -1;
     if (r != VK_SUCCESS) {
         ADD_FAILURE() << "vkfx::Downsampler::create(" << formatName(info.format) << ", "
                       << reductionName(info.reduction) << ") failed (" << r
@@ -305,6 +308,9 @@ struct Case {
     // The Downsampler's generic footprints read from shared memory as: 0 the device's rule
     // (loops on lavapipe), 1 one 3x3 window (GPUs), 2 loops (detail::downsampleWindowReads).
     int windowReads = 0;
+    // Workgroup slots the Downsampler's shape rule takes for kernels without read-ahead: -1 the
+    // device's, else this many (0: not known; detail::downsampleGroupShape).
+    std::int64_t groupSlots = -1;
 
     std::string describe() const {
         std::string s =
@@ -333,6 +339,8 @@ struct Case {
             s += " TwoDispatches";
         if (windowReads)
             s += windowReads == 1 ? " WindowReads" : " LoopedReads";
+        if (groupSlots >= 0)
+            s += " " + std::to_string(groupSlots) + " slots";
         return s;
     }
 };
@@ -619,7 +627,7 @@ vkfx::DownsamplerCreateInfo downsamplerInfo(const Case &c) {
 
 // The cached Downsampler a case runs on (its create info and Case::windowReads).
 const vkfx::Downsampler *cachedDownsampler(const Case &c) {
-    return cachedDownsampler(downsamplerInfo(c), c.windowReads);
+    return cachedDownsampler(downsamplerInfo(c), c.windowReads, c.groupSlots);
 }
 
 class DownsampleTest : public GpuTest {
@@ -772,6 +780,30 @@ TEST_F(DownsampleTest, WindowAndLoopedFootprintReadsAgreeBitForBit) {
         looped.windowReads = 2;
         SCOPED_TRACE(c.describe());
         runBothWays(window, looped, "window and looped reads");
+        if (HasFatalFailure())
+            return;
+    }
+}
+
+// Two blocks side by side where a 2x2 would leave a part-filled wave (the shape rule with the
+// device's workgroup slots known), for kernels that fetch each texel (sRGB8, RGBA16F), on every
+// device: with 250 slots, 1950x1950 (29x29 regular blocks, the last of each row alone in its
+// workgroup, and 59 edge blocks) takes two side by side, with the slots not known a 2x2; each
+// against the reference and the two byte for byte.
+TEST_F(DownsampleTest, WaveShapeAndBlockCountShapeAgreeBitForBit) {
+    using namespace vkfx::detail;
+    ASSERT_EQ(downsampleGroupShape(29, 29, 1, 59, 250), kDownsampleGroup2x1);
+    ASSERT_EQ(downsampleGroupShape(29, 29, 1, 59, 0), kDownsampleGroup2x2);
+    for (VkFormat format : {VK_FORMAT_R8G8B8A8_SRGB, VK_FORMAT_R16G16B16A16_SFLOAT}) {
+        Case c;
+        c.format = format;
+        c.extent = {1950, 1950};
+        c.seed = 91;
+        Case waves = c, count = c;
+        waves.groupSlots = 250;
+        count.groupSlots = 0;
+        SCOPED_TRACE(c.describe());
+        runBothWays(waves, count, "the wave and block-count shapes");
         if (HasFatalFailure())
             return;
     }

@@ -148,6 +148,10 @@ inline DownsampleGroupShape downsampleGroupShape(std::uint64_t regularBlocks) {
 // Workgroups of the downsample kernel an NVIDIA SM holds at once: three of 256 invocations at the
 // 80 registers its kernels take (a 64K-register file).
 inline constexpr std::uint32_t kDownsampleGroupsPerMultiprocessor = 3;
+// downsampleGroupSlotsOverride (tests only, not thread-safe): -1 the device's slots (above), else
+// the workgroup slots that Downsamplers created after take for kernels without read-ahead (0: not
+// known, the rule by block count).
+inline std::int64_t downsampleGroupSlotsOverride = -1;
 
 // The shape for a grid of innerX x innerY regular blocks over `layers` layers, beside `edgeBlocks`
 // edge blocks a layer (a workgroup each), on a device that runs `groupSlots` workgroups at once (0:
@@ -510,7 +514,10 @@ inline VkResult Downsampler::create(const Device& device, const DownsamplerCreat
     // make, where the device says how many workgroups run at once (detail::downsampleGroupShape).
     const bool readsAhead =
         read == detail::kDownsampleReadBilinear || (fmt->channels == 1 && read != detail::kDownsampleReadFetch);
-    ds.m_groupSlots = readsAhead ? 0u : device.multiprocessorCount() * detail::kDownsampleGroupsPerMultiprocessor;
+    const std::int64_t slotsOverride = detail::downsampleGroupSlotsOverride;
+    ds.m_groupSlots = readsAhead           ? 0u
+                      : slotsOverride >= 0 ? static_cast<std::uint32_t>(slotsOverride)
+                                           : device.multiprocessorCount() * detail::kDownsampleGroupsPerMultiprocessor;
     r = detail::createClampSampler(device, fn, read == detail::kDownsampleReadBilinear ? VK_FILTER_LINEAR : VK_FILTER_NEAREST,
                                    &ds.m_sampler);
     if (r != VK_SUCCESS) return r;
