@@ -786,8 +786,8 @@ TEST_F(DownsampleTest, WindowAndLoopedFootprintReadsAgreeBitForBit) {
 }
 
 // Two blocks side by side where a 2x2 would leave a part-filled wave (the shape rule with the
-// device's workgroup slots known), for kernels that fetch each texel (sRGB8, RGBA16F), on every
-// device: with 250 slots, 1950x1950 (29x29 regular blocks, the last of each row alone in its
+// device's workgroup slots known), for Average kernels that read a footprint with more than one
+// sampler read (sRGB8, RGBA16F), on every device: with 250 slots, 1950x1950 (29x29 regular blocks, the last of each row alone in its
 // workgroup, and 59 edge blocks) takes two side by side, with the slots not known a 2x2; each
 // against the reference and the two byte for byte.
 TEST_F(DownsampleTest, WaveShapeAndBlockCountShapeAgreeBitForBit) {
@@ -1174,15 +1174,16 @@ TEST(DownsampleHelpers, GroupShapeByRegularBlocks) {
     EXPECT_EQ(downsampleGroupShape(16 * 16 * 6), kDownsampleGroup2x2); // a 1024^2 cube
 }
 
-// Kernels without read-ahead on a device that runs 396 workgroups at once (132 SMs): two side by
-// side where a 2x2 would leave a second, part-filled wave that they fill (innerX, innerY, layers,
-// edge blocks a layer); elsewhere, and where the slots are not known, the rule by block count.
+// Average kernels without read-ahead on a device that runs 396 workgroups at once (132 SMs): two
+// side by side where a 2x2 would leave a second, part-filled wave that they fill (innerX, innerY,
+// layers, edge blocks a layer); elsewhere, and where the slots are not known, the rule by block
+// count.
 TEST(DownsampleHelpers, GroupShapeByWaves) {
     using namespace vkfx::detail;
     const std::uint64_t slots = 132 * kDownsampleGroupsPerMultiprocessor;
     EXPECT_EQ(downsampleGroupShape(60, 32, 1, 60, slots), kDownsampleGroup2x1);      // 3840x2160
     EXPECT_EQ(downsampleGroupShape(40, 40, 1, 0, slots), kDownsampleGroup2x1);       // 2560x2560
-    EXPECT_EQ(downsampleGroupShape(50, 36, 1, 86, slots), kDownsampleGroup2x1);      // 3200x2400
+    EXPECT_EQ(downsampleGroupShape(50, 36, 1, 50, slots), kDownsampleGroup2x1);      // 3200x2400
     EXPECT_EQ(downsampleGroupShape(64, 64, 1, 0, slots), kDownsampleGroup2x2);       // 4096^2
     EXPECT_EQ(downsampleGroupShape(128, 128, 1, 0, slots), kDownsampleGroup2x2);     // 8192^2
     EXPECT_EQ(downsampleGroupShape(40, 21, 1, 40, slots), kDownsampleGroup2x2);      // 2560x1440

@@ -145,11 +145,12 @@ inline DownsampleGroupShape downsampleGroupShape(std::uint64_t regularBlocks) {
                                  : kDownsampleGroup2x2;
 }
 
-// Workgroups of the downsample kernel an NVIDIA SM holds at once: three of 256 invocations at the
-// 80 registers its kernels take (a 64K-register file).
+// Workgroups of an Average downsample kernel an NVIDIA SM holds at once: three of 256 invocations
+// at the 80 registers those kernels take (a 64K-register file; measured for sRGB8 and RGBA16F).
+// Min+max kernels hold more (RGBA16F 148 registers: one workgroup an SM) and do not use it.
 inline constexpr std::uint32_t kDownsampleGroupsPerMultiprocessor = 3;
 // downsampleGroupSlotsOverride (tests only, not thread-safe): -1 the device's slots (above), else
-// the workgroup slots that Downsamplers created after take for kernels without read-ahead (0: not
+// the workgroup slots that Downsamplers created after take where the shape rule uses them (0: not
 // known, the rule by block count).
 inline std::int64_t downsampleGroupSlotsOverride = -1;
 
@@ -159,12 +160,14 @@ inline std::int64_t downsampleGroupSlotsOverride = -1;
 // takes a 2x2 and a 2x2 leaves a part-filled last wave that two side by side fill better, the
 // latter: the time taken as waves x blocks a workgroup, two side by side where that is at most 0.8
 // of a 2x2's. Kernels that read a footprint once keep the 2x2 (each block's reads overlap the
-// block before it). H100, median us, 2x2 / 2x1 / one block: sRGB8 3840x2160 44.2 / 42.1 / 43.5
-// (540 / 1020 / 1980 workgroups for 396 slots), 2560x2560 38.6 / 35.2 / 36.2, 3200x2400 43.0 /
-// 40.4 / 41.3, 4096^2 65.1 / 65.7 / 70.6, 2560x1440 25.0 / 26.4 / 25.8, 2048^2 25.5 / 26.9 /
-// 27.1; RGBA16F 61.1 / 55.0 / 55.0, 51.6 / 46.2 / 45.3, 59.2 / 52.6 / 51.8, 93.1 / 90.6 / 91.1,
-// 33.0 / 33.9 / 31.6, 34.4 / 34.8 / 33.8 (2x1 where 2x2 leaves 1-1.5 waves; the rule keeps 2x2
-// where the three are within 5%).
+// block before it). Where both shapes fit one wave (a GPU of more than 133 SMs at 2560x1440, say)
+// the model takes two side by side too, as the rule by count does below 800 blocks (not measured
+// there). H100, median us, 2x2 / 2x1 / one block: sRGB8 3840x2160 44.2 / 42.1 / 43.5 (540 / 1020 /
+// 1980 workgroups for 396 slots), 2560x2560 38.6 / 35.2 / 36.2, 3200x2400 43.0 / 40.4 / 41.3,
+// 4096^2 65.1 / 65.7 / 70.6, 2560x1440 25.0 / 26.4 / 25.8, 2048^2 25.5 / 26.9 / 27.1; RGBA16F
+// 61.1 / 55.0 / 55.0, 51.6 / 46.2 / 45.3, 59.2 / 52.6 / 51.8, 93.1 / 90.6 / 91.1, 33.0 / 33.9 /
+// 31.6, 34.4 / 34.8 / 33.8 (2x1 where 2x2 leaves 1-1.5 waves; the rule keeps 2x2 where the three
+// are within 5%).
 inline DownsampleGroupShape downsampleGroupShape(std::uint32_t innerX, std::uint32_t innerY, std::uint32_t layers,
                                                  std::uint32_t edgeBlocks, std::uint64_t groupSlots) {
     const DownsampleGroupShape shape = downsampleGroupShape(std::uint64_t{innerX} * innerY * layers);
@@ -510,12 +513,15 @@ inline VkResult Downsampler::create(const Device& device, const DownsamplerCreat
         }
     }
     // Kernels that read each footprint with one sampler read issue a block's reads while the
-    // block before it reduces, and keep 2x2 workgroups; the others size them by the waves they
-    // make, where the device says how many workgroups run at once (detail::downsampleGroupShape).
+    // block before it reduces, and keep 2x2 workgroups; the other Average kernels (more than one
+    // read a footprint: sRGB, RGBA16F, RG16F, DownsamplerFlagTexelFetch) size them by the waves
+    // they make, where the device says how many workgroups run at once
+    // (detail::downsampleGroupShape). Min and max chains keep the rule by block count.
     const bool readsAhead =
         read == detail::kDownsampleReadBilinear || (fmt->channels == 1 && read != detail::kDownsampleReadFetch);
+    const bool waveShape = !readsAhead && info.reduction == Reduction::Average;
     const std::int64_t slotsOverride = detail::downsampleGroupSlotsOverride;
-    ds.m_groupSlots = readsAhead           ? 0u
+    ds.m_groupSlots = !waveShape           ? 0u
                       : slotsOverride >= 0 ? static_cast<std::uint32_t>(slotsOverride)
                                            : device.multiprocessorCount() * detail::kDownsampleGroupsPerMultiprocessor;
     r = detail::createClampSampler(device, fn, read == detail::kDownsampleReadBilinear ? VK_FILTER_LINEAR : VK_FILTER_NEAREST,
