@@ -785,25 +785,35 @@ TEST_F(DownsampleTest, WindowAndLoopedFootprintReadsAgreeBitForBit) {
     }
 }
 
-// Two blocks side by side where a 2x2 would leave a part-filled wave (the shape rule with the
-// device's workgroup slots known), for Average kernels that read a footprint with more than one
-// sampler read (sRGB8, RGBA16F), on every device: with 250 slots, 1950x1950 (29x29 regular blocks, the last of each row alone in its
-// workgroup, and 59 edge blocks) takes two side by side, with the slots not known a 2x2; each
-// against the reference and the two byte for byte.
-TEST_F(DownsampleTest, WaveShapeAndBlockCountShapeAgreeBitForBit) {
+// The shapes the device's workgroup slots decide (the slots overridden, so that every device runs
+// them), each against the reference and against the rule by block count (slots not known: a 2x2),
+// byte for byte. Average kernels that read a footprint with more than one sampler read: sRGB8 and
+// RGBA16F at 1950x1950 (29x29 regular blocks, the last of each row alone in its workgroup; 59 edge
+// blocks) with 250 slots take two side by side (a 2x2 would leave a part-filled wave); RGBA16F,
+// which gathers each channel, at 2048x2048 (1024 blocks) with 396 slots one block each.
+TEST_F(DownsampleTest, ShapesBySlotsAgreeWithTheBlockCountShapeBitForBit) {
     using namespace vkfx::detail;
     ASSERT_EQ(downsampleGroupShape(29, 29, 1, 59, 250), kDownsampleGroup2x1);
     ASSERT_EQ(downsampleGroupShape(29, 29, 1, 59, 0), kDownsampleGroup2x2);
-    for (VkFormat format : {VK_FORMAT_R8G8B8A8_SRGB, VK_FORMAT_R16G16B16A16_SFLOAT}) {
+    ASSERT_EQ(downsampleGroupShape(32, 32, 1, 0, 396), kDownsampleGroup2x2);
+    ASSERT_EQ(downsampleGatherShape(kDownsampleGroup2x2, 32 * 32), kDownsampleGroup1x1);
+    struct Shape {
+        VkFormat format;
+        VkExtent2D extent;
+        std::int64_t slots;
+    };
+    for (Shape shape : {Shape{VK_FORMAT_R8G8B8A8_SRGB, {1950, 1950}, 250},
+                        Shape{VK_FORMAT_R16G16B16A16_SFLOAT, {1950, 1950}, 250},
+                        Shape{VK_FORMAT_R16G16B16A16_SFLOAT, {2048, 2048}, 396}}) {
         Case c;
-        c.format = format;
-        c.extent = {1950, 1950};
+        c.format = shape.format;
+        c.extent = shape.extent;
         c.seed = 91;
-        Case waves = c, count = c;
-        waves.groupSlots = 250;
+        Case slots = c, count = c;
+        slots.groupSlots = shape.slots;
         count.groupSlots = 0;
-        SCOPED_TRACE(c.describe());
-        runBothWays(waves, count, "the wave and block-count shapes");
+        SCOPED_TRACE(slots.describe());
+        runBothWays(slots, count, "the shapes by slots and by block count");
         if (HasFatalFailure())
             return;
     }
@@ -1193,6 +1203,23 @@ TEST(DownsampleHelpers, GroupShapeByWaves) {
     EXPECT_EQ(downsampleGroupShape(16, 16, 1, 0, slots), kDownsampleGroup1x1);       // 1024^2: by count
     EXPECT_EQ(downsampleGroupShape(60, 32, 1, 60, 0), kDownsampleGroup2x2);          // slots unknown
     EXPECT_EQ(downsampleGroupShape(40, 40, 1, 0, 0), kDownsampleGroup2x2);
+}
+
+// Kernels that gather each channel (RGBA16F), after the rules above: where those take a 2x2, one
+// block per workgroup below 2048 regular blocks, two side by side from there to the two-dispatch
+// sizes.
+TEST(DownsampleHelpers, GatherShapeByRegularBlocks) {
+    using namespace vkfx::detail;
+    EXPECT_EQ(downsampleGatherShape(kDownsampleGroup2x2, 40 * 21), kDownsampleGroup1x1); // 2560x1440
+    EXPECT_EQ(downsampleGatherShape(kDownsampleGroup2x2, 2047), kDownsampleGroup1x1);
+    EXPECT_EQ(downsampleGatherShape(kDownsampleGroup2x2, 2048), kDownsampleGroup2x1);
+    EXPECT_EQ(downsampleGatherShape(kDownsampleGroup2x2, 64 * 64), kDownsampleGroup2x1); // 4096^2
+    EXPECT_EQ(downsampleGatherShape(kDownsampleGroup2x2, 16383), kDownsampleGroup2x1);
+    EXPECT_EQ(downsampleGatherShape(kDownsampleGroup2x2, 128 * 128), kDownsampleGroup2x2); // 8192^2
+    EXPECT_EQ(downsampleGatherShape(kDownsampleGroup2x2, 64 * 64 * 6), kDownsampleGroup2x2); // a cube
+    EXPECT_EQ(downsampleGatherShape(kDownsampleGroup2x1, 60 * 32), kDownsampleGroup2x1); // 3840x2160
+    EXPECT_EQ(downsampleGatherShape(kDownsampleGroup2x1, 30 * 15), kDownsampleGroup2x1); // 1920x1080
+    EXPECT_EQ(downsampleGatherShape(kDownsampleGroup1x1, 256), kDownsampleGroup1x1);
 }
 
 TEST_F(DownsampleTest, BaseLevelAboveZeroReadsThatLevelInGeneralLayout) {

@@ -34,16 +34,17 @@
 // How it works. Each workgroup reduces one, two side by side or a 2x2 of 64x64 blocks of the level
 // read (one each up to 384 of them over all layers, two below 800, a 2x2 from there; on GPUs that
 // report their SM count, Average kernels that read a footprint with more than one sampler read take
-// two where a 2x2 would leave a part-filled second wave; edge blocks, which fold odd leftovers, one
-// each), each to one texel six levels up, writing the levels between; a tree of atomic counters in
-// the scratch buffer elects, for every 64x64 block of those texels, the last group to finish, which
-// goes on with the next six levels - so any extent and any number of layers is one dispatch. (On
-// large images, 8192x8192 and up, a second dispatch makes the levels above 6 instead, and the first
-// takes no tickets: faster there; DownsampleDispatches.) Counters are handed over under the Vulkan
-// memory model and left at zero. Interior blocks read each 2x2 footprint with one sampler fetch
-// where that is exact enough (see DownsamplerFlagTexelFetch) and use subgroup shuffles where the
-// device has them (DownsamplerFlagSharedMemoryOnly turns that off; both paths give identical
-// results).
+// two where a 2x2 would leave a part-filled second wave, and RGBA16F's per-channel gathers one
+// below 2048 blocks and two above where a 2x2 would be taken; edge blocks, which fold odd
+// leftovers, one each), each to one texel six levels up, writing the levels between; a tree of
+// atomic counters in the scratch buffer elects, for every 64x64 block of those texels, the last
+// group to finish, which goes on with the next six levels - so any extent and any number of layers
+// is one dispatch. (On large images, 8192x8192 and up, a second dispatch makes the levels above 6
+// instead, and the first takes no tickets: faster there; DownsampleDispatches.) Counters are handed
+// over under the Vulkan memory model and left at zero. Interior blocks read each 2x2 footprint with
+// one sampler fetch where that is exact enough (see DownsamplerFlagTexelFetch) and use subgroup
+// shuffles where the device has them (DownsamplerFlagSharedMemoryOnly turns that off; both paths
+// give identical results).
 //
 // Formats (format / what is written through):
 //   R8G8B8A8_UNORM, B8G8R8A8_UNORM, R16G16B16A16_SFLOAT, R16G16_SFLOAT, R32_SFLOAT,
@@ -393,6 +394,7 @@ private:
     std::uint32_t m_channels = 0;
     bool m_srgbEncode = false;
     std::uint32_t m_groupSlots = 0; // workgroups that run at once, where the shape rule uses them
+    bool m_gatherChannels = false;  // the kernel gathers each channel of a footprint (RGBA16F)
     VkDescriptorSetLayout m_setLayout = VK_NULL_HANDLE;
     VkPipelineLayout m_pipelineLayout = VK_NULL_HANDLE;
     VkPipeline m_pipeline = VK_NULL_HANDLE;

@@ -180,6 +180,23 @@ inline DownsampleGroupShape downsampleGroupShape(std::uint32_t innerX, std::uint
     return 5 * 2 * waves(pairs) <= 4 * 4 * waves(quads) ? kDownsampleGroup2x1 : kDownsampleGroup2x2;
 }
 
+// The shape for a kernel that gathers each channel of a footprint (RGBA16F without its packed view:
+// four textureGather a footprint), after downsampleGroupShape (with the device's slots known):
+// where that takes a 2x2, one block per workgroup below 2048 regular blocks and two side by side
+// from there up to the sizes that take two dispatches (kDownsampleTwoDispatchBlocks). Such groups
+// spend most of their time waiting on their own reads; smaller groups hide more of it. H100 (two
+// interleaved rounds within 1%), median us, one block / 2x2 / 2x1: 2048^2 33.8 / 34.9 / 34.9,
+// 2560x1440 31.7 / 33.6 / 34.2, 2560x2048 39.4 / 41.4 / 39.7, 2880x1620 38.9 / 40.9 / 39.4,
+// 3440x1440 40.0 / 42.2 / 41.1, 2304x2304 39.5 / 41.3 / 39.7, 4096^2 91.7 / 92.9 / 90.5; below
+// 800 blocks two side by side stay ahead (2048x1536 27.7 / 30.8 / 26.9). On an H200: 2560x1440
+// 28.9 / 29.6 / 30.6, 2048^2 30.3 / 30.1 / 31.5, 4096^2 82.6 / 80.6 / 79.5, and 8192^2 (two
+// dispatches) 283.4 / 264.9 / 266.3, where the 2x2 stays.
+inline DownsampleGroupShape downsampleGatherShape(DownsampleGroupShape shape, std::uint64_t regularBlocks) {
+    if (shape != kDownsampleGroup2x2 || regularBlocks >= kDownsampleTwoDispatchBlocks)
+        return shape;
+    return regularBlocks < 2048 ? kDownsampleGroup1x1 : kDownsampleGroup2x1;
+}
+
 // Whether the kernel reads a generic footprint from shared memory as one 3x3 window (spec constant
 // 5 of downsample.comp; the same bits as its loops): on every device but CPU implementations,
 // whose compilers take about 1.9x as long with it (lavapipe, RGBA8: 11.1 against 5.8 s a pipeline;
@@ -416,6 +433,7 @@ inline void Downsampler::swap(Downsampler& other) noexcept
     std::swap(m_channels, other.m_channels);
     std::swap(m_srgbEncode, other.m_srgbEncode);
     std::swap(m_groupSlots, other.m_groupSlots);
+    std::swap(m_gatherChannels, other.m_gatherChannels);
     std::swap(m_setLayout, other.m_setLayout);
     std::swap(m_pipelineLayout, other.m_pipelineLayout);
     std::swap(m_pipeline, other.m_pipeline);
@@ -520,6 +538,7 @@ inline VkResult Downsampler::create(const Device& device, const DownsamplerCreat
     const bool readsAhead =
         read == detail::kDownsampleReadBilinear || (fmt->channels == 1 && read != detail::kDownsampleReadFetch);
     const bool waveShape = !readsAhead && info.reduction == Reduction::Average;
+    ds.m_gatherChannels = read == detail::kDownsampleReadGather && fmt->channels > 1;
     const std::int64_t slotsOverride = detail::downsampleGroupSlotsOverride;
     ds.m_groupSlots = !waveShape           ? 0u
                       : slotsOverride >= 0 ? static_cast<std::uint32_t>(slotsOverride)
@@ -834,6 +853,10 @@ inline VkResult Downsampler::record(VkCommandBuffer cmd, const DownsampleInfo& i
     const std::uint32_t innerX = blocksX - edgeX, innerY = blocksY - edgeY;
     const std::uint32_t edgeBlocks = edgeY * blocksX + edgeX * innerY;
     push.shape = detail::downsampleGroupShape(innerX, innerY, c.layers, edgeBlocks, m_groupSlots);
+    if (m_gatherChannels && !c.packed && m_groupSlots != 0) {
+        push.shape = detail::downsampleGatherShape(static_cast<detail::DownsampleGroupShape>(push.shape),
+                                                   std::uint64_t{innerX} * innerY * c.layers);
+    }
     const std::uint32_t shiftX = push.shape != detail::kDownsampleGroup1x1 ? 1u : 0u;
     const std::uint32_t shiftY = push.shape == detail::kDownsampleGroup2x2 ? 1u : 0u;
     const std::uint32_t groupsX = (innerX + shiftX) >> shiftX;
