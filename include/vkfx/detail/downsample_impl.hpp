@@ -852,11 +852,11 @@ inline VkResult Downsampler::record(VkCommandBuffer cmd, const DownsampleInfo& i
     const std::uint32_t edgeY = c.extent.height != blocksY << 6 ? 1u : 0u;
     const std::uint32_t innerX = blocksX - edgeX, innerY = blocksY - edgeY;
     const std::uint32_t edgeBlocks = edgeY * blocksX + edgeX * innerY;
-    push.shape = detail::downsampleGroupShape(innerX, innerY, c.layers, edgeBlocks, m_groupSlots);
-    if (m_gatherChannels && !c.packed && m_groupSlots != 0) {
-        push.shape = detail::downsampleGatherShape(static_cast<detail::DownsampleGroupShape>(push.shape),
-                                                   std::uint64_t{innerX} * innerY * c.layers);
-    }
+    detail::DownsampleGroupShape shape =
+        detail::downsampleGroupShape(innerX, innerY, c.layers, edgeBlocks, m_groupSlots);
+    if (m_gatherChannels && !c.packed && m_groupSlots != 0)
+        shape = detail::downsampleGatherShape(shape, std::uint64_t{innerX} * innerY * c.layers);
+    push.shape = shape;
     const std::uint32_t shiftX = push.shape != detail::kDownsampleGroup1x1 ? 1u : 0u;
     const std::uint32_t shiftY = push.shape == detail::kDownsampleGroup2x2 ? 1u : 0u;
     const std::uint32_t groupsX = (innerX + shiftX) >> shiftX;
