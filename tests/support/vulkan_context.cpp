@@ -292,8 +292,18 @@ bool Context::init(std::string *error) {
     }
     vkGetPhysicalDeviceMemoryProperties(physicalDevice, &memoryProperties);
 
+    std::uint32_t extCount = 0;
+    vkEnumerateDeviceExtensionProperties(physicalDevice, nullptr, &extCount, nullptr);
+    std::vector<VkExtensionProperties> deviceExts(extCount);
+    vkEnumerateDeviceExtensionProperties(physicalDevice, nullptr, &extCount, deviceExts.data());
+    deviceExts.resize(extCount);
+    smBuiltins = hasExtension(deviceExts, VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME);
+
+    VkPhysicalDeviceShaderSMBuiltinsPropertiesNV sm{};
+    sm.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_PROPERTIES_NV;
     VkPhysicalDeviceDriverProperties driver{};
     driver.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES;
+    driver.pNext = smBuiltins ? &sm : nullptr;
     VkPhysicalDeviceSubgroupProperties subgroup{};
     subgroup.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES;
     subgroup.pNext = &driver;
@@ -302,6 +312,7 @@ bool Context::init(std::string *error) {
     props2.pNext = &subgroup;
     vkGetPhysicalDeviceProperties2(physicalDevice, &props2);
     subgroupSize = subgroup.subgroupSize;
+    smCount = sm.shaderSMCount;
 
     // --- device -------------------------------------------------------------------------------
     std::uint32_t familyCount = 0;
@@ -322,11 +333,6 @@ bool Context::init(std::string *error) {
         return fail("the device has no compute queue");
     queueFamily = family;
 
-    std::uint32_t extCount = 0;
-    vkEnumerateDeviceExtensionProperties(physicalDevice, nullptr, &extCount, nullptr);
-    std::vector<VkExtensionProperties> deviceExts(extCount);
-    vkEnumerateDeviceExtensionProperties(physicalDevice, nullptr, &extCount, deviceExts.data());
-    deviceExts.resize(extCount);
     enabledDeviceExtensions.clear();
     const bool api14 = VK_API_VERSION_MAJOR(properties.apiVersion) > 1 ||
                        VK_API_VERSION_MINOR(properties.apiVersion) >= 4;

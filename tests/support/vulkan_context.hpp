@@ -39,6 +39,8 @@ struct Context {
     VkPhysicalDeviceProperties properties{};
     VkPhysicalDeviceMemoryProperties memoryProperties{};
     std::uint32_t subgroupSize = 0;
+    bool smBuiltins = false;         // the device has VK_NV_shader_sm_builtins (not enabled)
+    std::uint32_t smCount = 0;       // its shaderSMCount (0 without the extension)
     bool validation = false;         // the validation layer is on
     bool writeWithoutFormat = false; // shaderStorageImageWriteWithoutFormat enabled
     std::vector<std::string> enabledDeviceExtensions;
