@@ -859,6 +859,12 @@ std::vector<Case> dispatchCountCases() {
     Case &base = cases[add(VK_FORMAT_R8G8B8A8_UNORM, Reduction::Average, {4096, 64})];
     base.baseLevel = 1;
     base.sourceLayout = VK_IMAGE_LAYOUT_GENERAL;
+    // Regular 64x64 blocks of level-6 texels, which the second dispatch's pipeline reduces 16
+    // published texels an invocation (reduceRegularAbove): two layers; beside a folded 65-wide
+    // block, and on to level 13; two values a texel, through the packed RGBA16F view.
+    add(VK_FORMAT_R8G8B8A8_UNORM, Reduction::Average, {4096, 4096}, 2);
+    add(VK_FORMAT_R32_SFLOAT, Reduction::Min, {8256, 4096});
+    cases[add(VK_FORMAT_R16G16B16A16_SFLOAT, Reduction::MinMax, {4096, 4096})].mutableFormat = true;
     return cases;
 }
 
@@ -1145,25 +1151,38 @@ TEST(DownsampleHelpers, FullMipLevelsAndMipExtentFollowVulkan) {
     EXPECT_EQ(vkfx::mipExtent({5, 5}, 40).width, 1u);
 }
 
-// DownsampleDispatches::Auto takes two dispatches from 16384 blocks of 64x64 over all layers, and
-// only where more than 6 levels are made; One and Two force either (Two: beyond 6 levels).
+// DownsampleDispatches::Auto takes two dispatches from 16384 blocks of 64x64 over all layers, or
+// where level 6 holds a regular 64x64 block of its texels of more than one channel, and only where
+// more than 6 levels are made; One and Two force either (Two: beyond 6 levels).
 TEST(DownsampleHelpers, TwoDispatchesWhereTheRuleSays) {
     using vkfx::DownsampleDispatches;
     using vkfx::detail::downsampleTwoDispatches;
     const DownsampleDispatches a = DownsampleDispatches::Auto;
-    EXPECT_TRUE(downsampleTwoDispatches(a, {8192, 8192}, 1, 13));  // 128 x 128 blocks
-    EXPECT_FALSE(downsampleTwoDispatches(a, {8191, 8191}, 1, 12)); // 127 x 127
-    EXPECT_TRUE(downsampleTwoDispatches(a, {16384, 8192}, 1, 14));
-    EXPECT_FALSE(downsampleTwoDispatches(a, {8192, 4096}, 1, 13)); // 8192 blocks
-    EXPECT_TRUE(downsampleTwoDispatches(a, {8192, 4096}, 2, 13));  // over two layers
-    EXPECT_TRUE(downsampleTwoDispatches(a, {4096, 4096}, 6, 12));  // a cube
-    EXPECT_FALSE(downsampleTwoDispatches(a, {1024, 1024}, 6, 10));
-    EXPECT_FALSE(downsampleTwoDispatches(a, {4096, 4096}, 1, 12));
-    EXPECT_FALSE(downsampleTwoDispatches(a, {1920, 1080}, 1, 10));
-    EXPECT_FALSE(downsampleTwoDispatches(a, {16384, 16384}, 1, 6)); // no level above 6
-    EXPECT_FALSE(downsampleTwoDispatches(DownsampleDispatches::One, {16384, 16384}, 1, 14));
-    EXPECT_TRUE(downsampleTwoDispatches(DownsampleDispatches::Two, {129, 130}, 1, 7));
-    EXPECT_FALSE(downsampleTwoDispatches(DownsampleDispatches::Two, {129, 130}, 1, 6));
+    EXPECT_TRUE(downsampleTwoDispatches(a, {8192, 8192}, 1, 13, 4));  // 128 x 128 blocks
+    EXPECT_FALSE(downsampleTwoDispatches(a, {8191, 8191}, 1, 12, 4)); // 127 x 127, no regular block
+    EXPECT_TRUE(downsampleTwoDispatches(a, {16384, 8192}, 1, 14, 4));
+    EXPECT_TRUE(downsampleTwoDispatches(a, {12287, 8191}, 1, 13, 4)); // 191 x 127: 24257 blocks
+    EXPECT_TRUE(downsampleTwoDispatches(a, {4096, 4096}, 6, 12, 4));  // a cube
+    EXPECT_FALSE(downsampleTwoDispatches(a, {1024, 1024}, 6, 10, 4));
+    // A regular block of level-6 texels (a side of 64, or 128 and up): 64 x 64, 128 x 64, 192 x 64.
+    EXPECT_TRUE(downsampleTwoDispatches(a, {4096, 4096}, 1, 12, 4));
+    EXPECT_TRUE(downsampleTwoDispatches(a, {4159, 4159}, 1, 12, 4)); // still 64 x 64
+    EXPECT_TRUE(downsampleTwoDispatches(a, {8192, 4096}, 1, 13, 4));
+    EXPECT_TRUE(downsampleTwoDispatches(a, {12287, 4096}, 1, 13, 4));
+    EXPECT_TRUE(downsampleTwoDispatches(a, {4096, 4096}, 1, 8, 4)); // part of the chain
+    EXPECT_FALSE(downsampleTwoDispatches(a, {4160, 4096}, 1, 13, 4)); // 65 x 64: one folded block
+    EXPECT_FALSE(downsampleTwoDispatches(a, {8191, 4096}, 1, 12, 4)); // 127 x 64
+    EXPECT_FALSE(downsampleTwoDispatches(a, {4096, 2048}, 1, 12, 4)); // 64 x 32
+    EXPECT_FALSE(downsampleTwoDispatches(a, {4095, 4095}, 1, 12, 4)); // 63 x 63
+    EXPECT_FALSE(downsampleTwoDispatches(a, {3840, 2160}, 1, 12, 4));
+    EXPECT_FALSE(downsampleTwoDispatches(a, {4096, 4096}, 1, 12, 1)); // one-word texels
+    EXPECT_TRUE(downsampleTwoDispatches(a, {8192, 8192}, 1, 13, 1));
+    EXPECT_TRUE(downsampleTwoDispatches(a, {4096, 4096}, 1, 12, 2));
+    EXPECT_FALSE(downsampleTwoDispatches(a, {1920, 1080}, 1, 10, 4));
+    EXPECT_FALSE(downsampleTwoDispatches(a, {16384, 16384}, 1, 6, 4)); // no level above 6
+    EXPECT_FALSE(downsampleTwoDispatches(DownsampleDispatches::One, {16384, 16384}, 1, 14, 4));
+    EXPECT_TRUE(downsampleTwoDispatches(DownsampleDispatches::Two, {129, 130}, 1, 7, 4));
+    EXPECT_FALSE(downsampleTwoDispatches(DownsampleDispatches::Two, {129, 130}, 1, 6, 4));
 }
 
 // A stage-0 workgroup holds one regular block up to 384 of them (over all layers), two side by
@@ -1308,13 +1327,15 @@ TEST_F(DownsampleTest, SameDownsamplerTwiceOnOneImageContinuesFromTheStoredLevel
 // Scratch.
 
 TEST_F(DownsampleTest, CallerScratchIsSharedByRecordsAndLeftZeroed) {
-    std::vector<Case> cases(3);
+    std::vector<Case> cases(4);
     cases[0].extent = {1000, 700}; // 10 levels: level-12 counters
     cases[1].extent = {4097, 3};   // 13 levels: level-18 counters
     cases[2].extent = {255, 257};
     cases[2].layers = 3;
+    cases[3].extent = {4096, 4096}; // a regular block of level-6 texels (reduceRegularAbove)
     cases[1].dispatches = vkfx::DownsampleDispatches::Two; // each leaves the scratch zeroed too
     cases[2].dispatches = vkfx::DownsampleDispatches::Two;
+    cases[3].dispatches = vkfx::DownsampleDispatches::Two;
     const vkfx::Downsampler *ds = cachedDownsampler(cases[0]);
     ASSERT_NE(ds, nullptr);
     std::vector<std::unique_ptr<Job>> jobs;

@@ -39,8 +39,9 @@
 // leftovers, one each), each to one texel six levels up, writing the levels between; a tree of
 // atomic counters in the scratch buffer elects, for every 64x64 block of those texels, the last
 // group to finish, which goes on with the next six levels - so any extent and any number of layers
-// is one dispatch. (On large images, 8192x8192 and up, a second dispatch makes the levels above 6
-// instead, and the first takes no tickets: faster there; DownsampleDispatches.) Counters are handed
+// is one dispatch. (On large images, 8192x8192 and up, and 4096x4096 in formats of more than one
+// channel, a second dispatch makes the levels above 6 instead, with a pipeline of its own, and the
+// first takes no tickets: faster there; DownsampleDispatches.) Counters are handed
 // over under the Vulkan memory model and left at zero. Interior blocks read each 2x2 footprint with
 // one sampler fetch where that is exact enough (see DownsamplerFlagTexelFetch) and use subgroup
 // shuffles where the device has them (DownsamplerFlagSharedMemoryOnly turns that off; both paths
@@ -252,11 +253,13 @@ private:
 enum class DownsampleDispatches : std::uint32_t {
     // Two where more than 6 levels are made above the level read and it holds at least
     // kDownsampleTwoDispatchBlocks (16384) 64x64 blocks over all layers (8192x8192 and larger; a
-    // 4096x4096 cube), else one. On an H200, two against one: RGBA8 8192^2 116 / 123 us, 16384^2
-    // 394 / 425; B10G11R11 16384^2 405 / 434; R32F 8192^2 104 / 108; RGBA16F 8192^2 256 / 259
-    // (every format faster from 8192^2 up), RGBA8 4096^2 x6 cube 161 / 170; at 4096^2 2.7% faster
-    // to 1.3% slower by format; from 2048^2 down 4-9% slower (a second launch costs more there
-    // than the tickets).
+    // 4096x4096 cube), or, for formats of more than one channel, where its level 6 holds a regular
+    // 64x64 block (each side of level 6 is 64, or 128 and more: 4096x4096, 8192x4096, 4159x4159;
+    // the second dispatch reduces those from registers); else one. On an H200, two against one:
+    // RGBA8 8192^2 116 / 123 us, 16384^2 394 / 425; B10G11R11 16384^2 405 / 434; R32F 8192^2 104 /
+    // 108; RGBA16F 8192^2 256 / 259 (every format faster from 8192^2 up), RGBA8 4096^2 x6 cube 161 /
+    // 170; at 4096^2 RGBA8 40.8 / 43.3, RGBA16F 75.2 / 79.7, but R32F 38.0 / 37.5; from 2048^2 down
+    // 4-9% slower (a second launch costs more there than the tickets).
     Auto = 0,
     // One dispatch: the last workgroup to finish each 64x64 block of level-6 texels (an atomic
     // ticket per workgroup) goes on with the six levels above it, and so on.
@@ -310,8 +313,9 @@ public:
     // The most levels one record writes (a 32768 chain from level 0).
     static constexpr std::uint32_t kMaxOutputLevels = 15;
 
-    // Creates the pipeline for one format and reduction (RGBA16F: two, the second for targets
-    // read through their R32G32_UINT view; see DownsamplerFlagTexelFetch), its immutable sampler
+    // Creates the pipelines for one format and reduction (one for a whole chain and one for the
+    // second dispatch of DownsampleDispatches::Two; RGBA16F: two more, for targets read through
+    // their R32G32_UINT view; see DownsamplerFlagTexelFetch), its immutable sampler
     // and its own scratch (scratchSize bytes, zeroed through a host mapping). `*downsampler` is
     // destroyed first. Errors (reason in lastError()):
     // VK_ERROR_FORMAT_NOT_SUPPORTED (format not in the list above, or the device cannot sample /
@@ -399,6 +403,9 @@ private:
     VkPipelineLayout m_pipelineLayout = VK_NULL_HANDLE;
     VkPipeline m_pipeline = VK_NULL_HANDLE;
     VkPipeline m_pipelinePacked = VK_NULL_HANDLE; // reads a target's packed view (RGBA16F)
+    // The second dispatch's pipelines (DownsampleDispatches::Two): the levels above 6 only.
+    VkPipeline m_pipelineAbove = VK_NULL_HANDLE;
+    VkPipeline m_pipelineAbovePacked = VK_NULL_HANDLE;
     VkSampler m_sampler = VK_NULL_HANDLE; // immutable sampler of the level-0 reads
     VkBuffer m_scratch = VK_NULL_HANDLE;
     VkDeviceMemory m_scratchMemory = VK_NULL_HANDLE;

@@ -94,6 +94,11 @@ const bool kOneReadPerFootprint = kReadMode != kReadFetch;
 const bool kOneReadPerFootprint = kReadMode == kReadBilinear;
 #endif
 
+// The pipeline of a second dispatch (pc.split == kAbove on every call): stage 0 compiles away,
+// and a regular block above stage 0 takes reduceRegularAbove. (A separate pipeline, so that the
+// code above stage 0 can change without changing how the compiler builds stage 0.)
+layout(constant_id = 6) const bool kAboveOnly = false;
+
 // Whether reduceBlock makes level +1 of a non-regular block above stage 0 in shared memory.
 const bool kSpreadLevel1 = VKFX_CHANNELS > 1;
 
@@ -653,6 +658,72 @@ Acc reduceShared2x2(bool halves, uint i, uint widthIn)
                      sharedLoad(halves, i + widthIn + 1u));
 }
 
+// A regular block above stage 0 in the kAboveOnly pipeline, with full subgroups of 4 or more
+// lanes: invocation t (its Morton position, numbered by subgroup and lane) reads the 4x4 published
+// texels under its texel of level base+2 all at once and makes levels base+1 and base+2 in
+// registers, then levels above by butterflies while a texel's children share a subgroup, and the
+// rest in one subgroup where the level left has at most a subgroup's texels; the published
+// texels are zeroed in rows (whole cache lines) once every invocation has read its own. Returns
+// the level it leaves in shared memory (row-major over the block; level base+6 in slot 0).
+uint reduceRegularAbove(uint base, uvec2 b, uint layer, uint lastLevel)
+{
+    uint t = gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID;
+    uvec2 q2 = b * (kL1 / 2u) + mortonDecode(t); // texel of level base+2
+    uvec2 f = q2 * 4u;
+    Acc v[16];
+    [[unroll]] for (uint j = 0u; j < 16u; ++j) v[j] = loadPublished(base, f + uvec2(j & 3u, j >> 2u), layer);
+    Acc l1[4];
+    [[unroll]] for (uint j = 0u; j < 4u; ++j) {
+        uint i = (j >> 1u) * 8u + (j & 1u) * 2u;
+        l1[j] = reduce2x2(v[i], v[i + 1u], v[i + 4u], v[i + 5u]);
+        storeLevel(base + 1u, q2 * 2u + uvec2(j & 1u, j >> 1u), layer, l1[j]);
+    }
+    Acc acc = reduce2x2(l1[0], l1[1], l1[2], l1[3]);
+    storeLevel(base + 2u, q2, layer, acc);
+    uint steps = 0u;
+    [[unroll]] for (uint s = 0u; s < 3u; ++s) {
+        uint span = 4u << (2u * s);
+        if (span > gl_SubgroupSize || base + 3u + s > lastLevel) break;
+        acc = butterfly(acc, span / 4u, span / 2u);
+        steps = s + 1u;
+        if ((t & (span - 1u)) == 0u) {
+            uvec2 q = (b << (kBlockLevels - 3u - s)) + mortonDecode(t >> (2u * s + 2u));
+            storeLevel(base + 3u + s, q, layer, acc);
+        }
+    }
+    // Level base+2+steps (count texels) in shared memory: in Morton order where one subgroup
+    // makes the levels above it alone (by butterflies, without further barriers), else row-major.
+    uint count = 256u >> (2u * steps);
+    bool oneSubgroup = count <= gl_SubgroupSize;
+    if ((t & ((1u << (2u * steps)) - 1u)) == 0u) {
+        uint m = t >> (2u * steps);
+        uvec2 local = mortonDecode(m);
+        sharedStore(false, oneSubgroup ? m : local.y * (16u >> steps) + local.x, acc);
+    }
+    barrier(); // every published texel of the block has been read
+    uint tid = gl_LocalInvocationIndex;
+    [[unroll]] for (uint j = 0u; j < kBlockSpan * kBlockSpan / kGroupSize; ++j) {
+        uint i = tid + j * kGroupSize;
+        clearPublished(base, b * kBlockSpan + uvec2(i % kBlockSpan, i / kBlockSpan), layer);
+    }
+    if (!oneSubgroup) return base + 2u + steps;
+    uint u = gl_SubgroupInvocationID;
+    if (gl_SubgroupID == 0u && u < count) {
+        acc = sharedLoad(false, u);
+        [[unroll]] for (uint s = 0u; s < 3u; ++s) {
+            uint span = 4u << (2u * s);
+            if (span > count) break;
+            acc = butterfly(acc, span / 4u, span / 2u);
+            uint k = 3u + steps + s; // the level made, relative to base
+            if ((u & (span - 1u)) == 0u)
+                storeLevel(base + k, (b << (kBlockLevels - k)) + mortonDecode(u >> (2u * s + 2u)), layer, acc);
+        }
+        if (u == 0u) sharedStore(false, 0u, acc);
+    }
+    barrier();
+    return base + kBlockLevels;
+}
+
 // Reduces block b (a texel of level base+6) and writes levels base+1 .. min(base+6, N).
 // Leaves the level base+6 value in shared slot 0 (when base+6 <= N or the chain goes on).
 void reduceBlock(uint base, uvec2 b, uint layer)
@@ -660,89 +731,95 @@ void reduceBlock(uint base, uvec2 b, uint layer)
     uint tid = gl_LocalInvocationIndex;
     uint lastLevel = min(base + kBlockLevels, pc.levelCount);
     bool regular = isRegular(b, base);
-    uint level; // the level now held in shared memory, row-major over the block
-    if (regular) {
-        // Level +1 (32x32) in four rounds of one 2x2 footprint per invocation: round j covers a
-        // 16x16 quarter, and a subgroup reads a contiguous patch of the input.
-        uvec2 first1 = b * kL1;
-        uvec2 t16 = uvec2(tid % 16u, tid / 16u);
-        if (base > 0u) {
-            // A continuing group (published inputs): two rounds of two footprints, their eight
-            // reads issued together (H200, RGBA8 8192^2 125.3 -> 124.3 us, 16384^2 434 -> 429).
-            [[dont_unroll]] for (uint j = 0u; j < 4u; j += 2u) {
-                uvec2 l0 = t16 + uvec2(0u, j >> 1u) * 16u;
-                uvec2 l1 = l0 + uvec2(16u, 0u);
-                Acc a0, a1;
-                reduceQuadLevel1Pair(base, first1 + l0, first1 + l1, layer, a0, a1);
-                sharedStore(false, l0.y * kL1 + l0.x, a0);
-                sharedStore(false, l1.y * kL1 + l1.x, a1);
-            }
-        } else {
-            [[dont_unroll]] for (uint j = 0u; j < 4u; ++j) {
-                uvec2 local = t16 + uvec2(j & 1u, j >> 1u) * 16u;
-                sharedStore(false, local.y * kL1 + local.x, reduceQuadLevel1(base, first1 + local, layer));
-            }
-        }
-        level = base + 1u;
-    } else if (kSpreadLevel1 && base > 0u && all(lessThanEqual(blockSize(b, base, 1u), uvec2(kL1)))) {
-        // A block of a stage above 0 whose level +1 fits in shared memory (the odd 63x63 of a
-        // 4095^2 chain, say): level +1 a texel per invocation and round, its reads issued
-        // together where its footprint is 2x2, so that no invocation walks the odd corner's nine
-        // footprints alone (H200, RGBA8: 3840x2160 35.3 -> 32.8 us, 4095^2 53.8 -> 50.7). Not in
-        // one-channel kernels, whose stage 0 compiled slower with it (R32F min 1920x1080 14.7 ->
-        // 15.7 us) while their published values are single words.
-        uvec2 first1, end1;
-        blockRange(b, base, 1u, first1, end1);
-        uvec2 size1 = end1 - first1;
-        uint count = size1.x * size1.y;
-        for (uint i = tid; i < count; i += kGroupSize) {
-            uvec2 q = first1 + uvec2(i % size1.x, i / size1.x);
-            bool quad = all(equal(footprintCount(q, base), uvec2(2u)));
-            sharedStore(false, i, quad ? reduceQuadLevel1(base, q, layer) : reduceLevel1(base, q, layer));
-        }
-        level = base + 1u;
-    } else {
-        uvec2 first2, end2;
-        blockRange(b, base, 2u, first2, end2);
-        uvec2 size2 = end2 - first2;
-        uint count = size2.x * size2.y;
-        for (uint i = tid; i < count; i += kGroupSize) {
-            uvec2 local = uvec2(i % size2.x, i / size2.x);
-            sharedStore(false, i, reduceLevel2(base, first2 + local, layer));
-        }
-        level = base + 2u;
-    }
-    barrier();
-
-    // With full subgroups, level +2 of a regular block is reduced from shared memory by
-    // invocation t = its Morton position (t numbered by subgroup and lane: no assumption about how
-    // local invocation indices map to lanes), and the levels above by butterflies while a
-    // texel's children share a subgroup.
     bool fullSubgroups = gl_NumSubgroups * gl_SubgroupSize == kGroupSize;
-    if (kUseSubgroups && regular && fullSubgroups && gl_SubgroupSize >= 4u && level < lastLevel) {
-        uint t = gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID;
-        uvec2 local = mortonDecode(t);
-        uvec2 q = b * (kL1 / 2u) + local;
-        uvec2 f = local * 2u;
-        Acc acc = reduceShared2x2(false, f.y * kL1 + f.x, kL1);
-        storeLevel(base + 2u, q, layer, acc);
-        // Unrolled with constant levels (relative to base), so that each store's view is known.
-        uint steps = 0u;
-        [[unroll]] for (uint s = 0u; s < 3u; ++s) {
-            uint span = 4u << (2u * s);
-            if (span > gl_SubgroupSize || base + 3u + s > lastLevel) break;
-            acc = butterfly(acc, span / 4u, span / 2u);
-            steps = s + 1u;
-            if ((t & (span - 1u)) == 0u)
-                storeLevel(base + 3u + s, (b << (kBlockLevels - 3u - s)) + mortonDecode(t >> (2u * s + 2u)), layer, acc);
-        }
-        level = base + 2u + steps;
-        barrier(); // every read of level +1 from shared memory is done
-        if ((t & ((1u << (2u * steps)) - 1u)) == 0u) {
-            uvec2 local = mortonDecode(t >> (2u * steps));
-            sharedStore(false, local.y * (16u >> steps) + local.x, acc);
+    uint level; // the level now held in shared memory, row-major over the block
+    if (kAboveOnly && kUseSubgroups && regular && fullSubgroups && gl_SubgroupSize >= 4u) {
+        level = reduceRegularAbove(base, b, layer, lastLevel);
+    } else {
+        if (regular) {
+            // Level +1 (32x32) in four rounds of one 2x2 footprint per invocation: round j covers a
+            // 16x16 quarter, and a subgroup reads a contiguous patch of the input.
+            uvec2 first1 = b * kL1;
+            uvec2 t16 = uvec2(tid % 16u, tid / 16u);
+            if (base > 0u) {
+                // A continuing group (published inputs): two rounds of two footprints, their eight
+                // reads issued together (H200, RGBA8 8192^2 125.3 -> 124.3 us, 16384^2 434 -> 429).
+                [[dont_unroll]] for (uint j = 0u; j < 4u; j += 2u) {
+                    uvec2 l0 = t16 + uvec2(0u, j >> 1u) * 16u;
+                    uvec2 l1 = l0 + uvec2(16u, 0u);
+                    Acc a0, a1;
+                    reduceQuadLevel1Pair(base, first1 + l0, first1 + l1, layer, a0, a1);
+                    sharedStore(false, l0.y * kL1 + l0.x, a0);
+                    sharedStore(false, l1.y * kL1 + l1.x, a1);
+                }
+            } else {
+                [[dont_unroll]] for (uint j = 0u; j < 4u; ++j) {
+                    uvec2 local = t16 + uvec2(j & 1u, j >> 1u) * 16u;
+                    sharedStore(false, local.y * kL1 + local.x, reduceQuadLevel1(base, first1 + local, layer));
+                }
+            }
+            level = base + 1u;
+        } else if (kSpreadLevel1 && base > 0u && all(lessThanEqual(blockSize(b, base, 1u), uvec2(kL1)))) {
+            // A block of a stage above 0 whose level +1 fits in shared memory (the odd 63x63 of a
+            // 4095^2 chain, say): level +1 a texel per invocation and round, its reads issued
+            // together where its footprint is 2x2, so that no invocation walks the odd corner's nine
+            // footprints alone (H200, RGBA8: 3840x2160 35.3 -> 32.8 us, 4095^2 53.8 -> 50.7). Not in
+            // one-channel kernels, whose stage 0 compiled slower with it (R32F min 1920x1080 14.7 ->
+            // 15.7 us) while their published values are single words.
+            uvec2 first1, end1;
+            blockRange(b, base, 1u, first1, end1);
+            uvec2 size1 = end1 - first1;
+            uint count = size1.x * size1.y;
+            for (uint i = tid; i < count; i += kGroupSize) {
+                uvec2 q = first1 + uvec2(i % size1.x, i / size1.x);
+                bool quad = all(equal(footprintCount(q, base), uvec2(2u)));
+                sharedStore(false, i, quad ? reduceQuadLevel1(base, q, layer) : reduceLevel1(base, q, layer));
+            }
+            level = base + 1u;
+        } else {
+            uvec2 first2, end2;
+            blockRange(b, base, 2u, first2, end2);
+            uvec2 size2 = end2 - first2;
+            uint count = size2.x * size2.y;
+            for (uint i = tid; i < count; i += kGroupSize) {
+                uvec2 local = uvec2(i % size2.x, i / size2.x);
+                sharedStore(false, i, reduceLevel2(base, first2 + local, layer));
+            }
+            level = base + 2u;
         }
         barrier();
+
+        // With full subgroups, level +2 of a regular block is reduced from shared memory by
+        // invocation t = its Morton position (t numbered by subgroup and lane: no assumption about
+        // how local invocation indices map to lanes), and the levels above by butterflies while a
+        // texel's children share a subgroup.
+        if (kUseSubgroups && regular && fullSubgroups && gl_SubgroupSize >= 4u && level < lastLevel) {
+            uint t = gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID;
+            uvec2 local = mortonDecode(t);
+            uvec2 q = b * (kL1 / 2u) + local;
+            uvec2 f = local * 2u;
+            Acc acc = reduceShared2x2(false, f.y * kL1 + f.x, kL1);
+            storeLevel(base + 2u, q, layer, acc);
+            // Unrolled with constant levels (relative to base), so that each store's view is known.
+            uint steps = 0u;
+            [[unroll]] for (uint s = 0u; s < 3u; ++s) {
+                uint span = 4u << (2u * s);
+                if (span > gl_SubgroupSize || base + 3u + s > lastLevel) break;
+                acc = butterfly(acc, span / 4u, span / 2u);
+                steps = s + 1u;
+                if ((t & (span - 1u)) == 0u) {
+                    uvec2 q = (b << (kBlockLevels - 3u - s)) + mortonDecode(t >> (2u * s + 2u));
+                    storeLevel(base + 3u + s, q, layer, acc);
+                }
+            }
+            level = base + 2u + steps;
+            barrier(); // every read of level +1 from shared memory is done
+            if ((t & ((1u << (2u * steps)) - 1u)) == 0u) {
+                uvec2 local = mortonDecode(t >> (2u * steps));
+                sharedStore(false, local.y * (16u >> steps) + local.x, acc);
+            }
+            barrier();
+        }
     }
 
     // Remaining levels through shared memory, one texel per invocation (at most 16x16); unrolled
@@ -1016,7 +1093,7 @@ void main()
 {
     uint layer = gl_WorkGroupID.z;
     uvec2 parent; // the stage-1 block this group goes on with
-    if (pc.split == kAbove) {
+    if (kAboveOnly || pc.split == kAbove) {
         parent = gl_WorkGroupID.xy;
     } else {
         uvec2 bound;

@@ -108,15 +108,29 @@ struct DownsampleScratchLayout {
     VkDeviceSize words = 0;
 };
 
+// Whether the level-6 texels of a level read of extent `extent` hold a regular 64x64 block (one
+// that halves exactly six times, which the second dispatch's pipeline reduces from registers): each
+// side of level 6 is 64, or 128 and more (the last block of a side folds in its odd leftovers).
+inline bool downsampleRegularAboveBlock(VkExtent2D extent)
+{
+    const std::uint32_t w = mipExtent(extent.width, 6), h = mipExtent(extent.height, 6);
+    return (w == 64 || w >= 128) && (h == 64 || h >= 128);
+}
+
 // Whether a record makes its chain in two dispatches (DownsampleDispatches): `levels` levels above
-// the level read, whose extent is `extent`, over `layers` layers.
+// the level read, whose extent is `extent`, over `layers` layers, of a format of `channels`
+// channels. A regular block of level-6 texels takes two where the format has more than one channel
+// (H200, 4096^2, one / two dispatches, median us: RGBA8 43.3 / 40.8, RGBA16F 79.7 / 75.2,
+// B10G11R11 44.3 / 42.4, sRGB8 60.0 / 58.1; but R32F 37.5 / 38.0, whose one-dispatch tail reads
+// 4-byte words).
 inline bool downsampleTwoDispatches(DownsampleDispatches d, VkExtent2D extent, std::uint32_t layers,
-                                    std::uint32_t levels) {
+                                    std::uint32_t levels, std::uint32_t channels) {
     if (levels <= 6 || d == DownsampleDispatches::One)
         return false;
     const std::uint64_t blocks =
         std::uint64_t{mipExtent(extent.width, 6)} * mipExtent(extent.height, 6) * layers;
-    return d == DownsampleDispatches::Two || blocks >= kDownsampleTwoDispatchBlocks;
+    return d == DownsampleDispatches::Two || blocks >= kDownsampleTwoDispatchBlocks ||
+           (channels > 1 && downsampleRegularAboveBlock(extent));
 }
 
 // How many regular blocks (64x64 texels of level 0 that the extent's multiple of 64 covers, over
@@ -438,6 +452,8 @@ inline void Downsampler::swap(Downsampler& other) noexcept
     std::swap(m_pipelineLayout, other.m_pipelineLayout);
     std::swap(m_pipeline, other.m_pipeline);
     std::swap(m_pipelinePacked, other.m_pipelinePacked);
+    std::swap(m_pipelineAbove, other.m_pipelineAbove);
+    std::swap(m_pipelineAbovePacked, other.m_pipelineAbovePacked);
     std::swap(m_sampler, other.m_sampler);
     std::swap(m_scratch, other.m_scratch);
     std::swap(m_scratchMemory, other.m_scratchMemory);
@@ -452,6 +468,8 @@ inline void Downsampler::destroy()
     const VkAllocationCallbacks* a = m_device->allocator();
     if (m_pipeline) f.vkDestroyPipeline(d, m_pipeline, a);
     if (m_pipelinePacked) f.vkDestroyPipeline(d, m_pipelinePacked, a);
+    if (m_pipelineAbove) f.vkDestroyPipeline(d, m_pipelineAbove, a);
+    if (m_pipelineAbovePacked) f.vkDestroyPipeline(d, m_pipelineAbovePacked, a);
     if (m_pipelineLayout) f.vkDestroyPipelineLayout(d, m_pipelineLayout, a);
     if (m_setLayout) f.vkDestroyDescriptorSetLayout(d, m_setLayout, a);
     if (m_sampler) f.vkDestroySampler(d, m_sampler, a);
@@ -459,6 +477,8 @@ inline void Downsampler::destroy()
     if (m_scratchMemory) f.vkFreeMemory(d, m_scratchMemory, a);
     m_pipeline = VK_NULL_HANDLE;
     m_pipelinePacked = VK_NULL_HANDLE;
+    m_pipelineAbove = VK_NULL_HANDLE;
+    m_pipelineAbovePacked = VK_NULL_HANDLE;
     m_pipelineLayout = VK_NULL_HANDLE;
     m_setLayout = VK_NULL_HANDLE;
     m_sampler = VK_NULL_HANDLE;
@@ -564,19 +584,22 @@ inline VkResult Downsampler::create(const Device& device, const DownsamplerCreat
         std::uint32_t copyLevel0;
         std::uint32_t read;
         VkBool32 windowReads;
+        VkBool32 aboveOnly;
     } spec{minmax ? 0u : static_cast<std::uint32_t>(info.reduction),
            device.subgroupShuffle() && !(info.flags & DownsamplerFlagSharedMemoryOnly),
            ds.m_srgbEncode,
            depth && info.depthLevelZero == DepthLevelZero::Copy ? 1u : 0u,
            read,
-           detail::downsampleWindowReads(device.properties().deviceType)};
-    VkSpecializationMapEntry entries[6] = {{0, offsetof(Spec, reduction), sizeof(std::uint32_t)},
+           detail::downsampleWindowReads(device.properties().deviceType),
+           VK_FALSE};
+    VkSpecializationMapEntry entries[7] = {{0, offsetof(Spec, reduction), sizeof(std::uint32_t)},
                                            {1, offsetof(Spec, useSubgroups), sizeof(VkBool32)},
                                            {2, offsetof(Spec, srgb), sizeof(VkBool32)},
                                            {3, offsetof(Spec, copyLevel0), sizeof(std::uint32_t)},
                                            {4, offsetof(Spec, read), sizeof(std::uint32_t)},
-                                           {5, offsetof(Spec, windowReads), sizeof(VkBool32)}};
-    VkSpecializationInfo specInfo{6, entries, sizeof(Spec), &spec};
+                                           {5, offsetof(Spec, windowReads), sizeof(VkBool32)},
+                                           {6, offsetof(Spec, aboveOnly), sizeof(VkBool32)}};
+    VkSpecializationInfo specInfo{7, entries, sizeof(Spec), &spec};
     r = detail::createComputePipeline(device, fn, minmax ? fmt->minmax : fmt->single,
                                       minmax ? fmt->minmaxBytes : fmt->singleBytes, &specInfo,
                                       ds.m_pipelineLayout, &ds.m_pipeline);
@@ -586,6 +609,23 @@ inline VkResult Downsampler::create(const Device& device, const DownsamplerCreat
         r = detail::createComputePipeline(device, fn, minmax ? fmt->packedMinmax : fmt->packedSingle,
                                           minmax ? fmt->packedMinmaxBytes : fmt->packedSingleBytes, &specInfo,
                                           ds.m_pipelineLayout, &ds.m_pipelinePacked);
+        if (r != VK_SUCCESS) return r;
+    }
+    // The second dispatch's pipelines: the same kernel with stage 0 compiled away, whose regular
+    // blocks above stage 0 read each invocation's 16 published texels at once and make two levels
+    // in registers (H200, two dispatches before / after, median us: RGBA8 8192^2 115.8 / 113.2,
+    // sRGB8 180.0 / 176.8, RGBA16F 253.1 / 250.6, RGBA8 4096^2 x6 158.8 / 156.2; the packed
+    // variant for records that read RGBA16F through its packed view, whose source binding it
+    // declares).
+    spec.aboveOnly = VK_TRUE;
+    r = detail::createComputePipeline(device, fn, minmax ? fmt->minmax : fmt->single,
+                                      minmax ? fmt->minmaxBytes : fmt->singleBytes, &specInfo,
+                                      ds.m_pipelineLayout, &ds.m_pipelineAbove);
+    if (r != VK_SUCCESS) return r;
+    if (ds.m_pipelinePacked) {
+        r = detail::createComputePipeline(device, fn, minmax ? fmt->packedMinmax : fmt->packedSingle,
+                                          minmax ? fmt->packedMinmaxBytes : fmt->packedSingleBytes, &specInfo,
+                                          ds.m_pipelineLayout, &ds.m_pipelineAbovePacked);
         if (r != VK_SUCCESS) return r;
     }
 
@@ -865,7 +905,7 @@ inline VkResult Downsampler::record(VkCommandBuffer cmd, const DownsampleInfo& i
     const std::uint32_t height = (edgeBlocks + groupsX * groupsY + width - 1u) / width;
     // Two dispatches on large images (DownsampleDispatches::Auto): the first makes the levels up
     // to 6 and publishes without tickets, the second the levels above from the published texels.
-    const bool two = detail::downsampleTwoDispatches(info.dispatches, c.extent, c.layers, c.levels);
+    const bool two = detail::downsampleTwoDispatches(info.dispatches, c.extent, c.layers, c.levels, m_channels);
     push.split = two ? detail::kDownsampleStage0 : detail::kDownsampleWhole;
     f.vkCmdPushConstants(cmd, m_pipelineLayout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
     f.vkCmdDispatch(cmd, width, height, c.layers);
@@ -880,6 +920,7 @@ inline VkResult Downsampler::record(VkCommandBuffer cmd, const DownsampleInfo& i
                                VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &published, 0, nullptr,
                                0, nullptr);
         push.split = detail::kDownsampleAbove;
+        f.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, c.packed ? m_pipelineAbovePacked : m_pipelineAbove);
         f.vkCmdPushConstants(cmd, m_pipelineLayout, VK_SHADER_STAGE_COMPUTE_BIT,
                              offsetof(detail::DownsamplePush, split), sizeof(push.split),
                              &push.split);
