@@ -368,6 +368,7 @@ public:
     //      vkCmdDispatch;
     //   3. with two dispatches (DownsampleInfo::dispatches): a vkCmdPipelineBarrier with a global
     //      memory barrier, COMPUTE_SHADER (SHADER_WRITE) -> COMPUTE_SHADER (SHADER_READ|WRITE),
+    //      vkCmdBindPipeline (the second dispatch's pipeline, of the same layout),
     //      vkCmdPushConstants and the second vkCmdDispatch.
     // It disturbs the compute pipeline binding, push descriptor set 0 and push constants.
     // Synchronization before and after is the caller's: the level read must be in

@@ -1093,6 +1093,9 @@ void main()
 {
     uint layer = gl_WorkGroupID.z;
     uvec2 parent; // the stage-1 block this group goes on with
+    // (The host binds the kAboveOnly pipeline for every kAbove dispatch; the whole kernel keeps the
+    // test of pc.split because without it the NVIDIA compiler built stage 0 differently: H200, R32F
+    // min 4096^2 37.4 -> 39.4 us.)
     if (kAboveOnly || pc.split == kAbove) {
         parent = gl_WorkGroupID.xy;
     } else {
