@@ -16,9 +16,9 @@
 // level-12 block that contains them; the last group to arrive there reduces that block (levels
 // 7..12) from the published values, and so on up a tree of counters - so any extent takes one
 // dispatch. Large images may take two instead (pc.split, chosen by the host): the first makes stage
-// 0 and publishes without tickets, the second (after a barrier) runs one group per level-12 block
-// from the published values - every stage-0 group's ticket, a release and an atomic round trip
-// under full load, costs more there than a second launch.
+// 0 and publishes without tickets, the second (after a barrier; the kAboveOnly pipeline) runs one
+// group per level-12 block from the published values - every stage-0 group's ticket, a release and
+// an atomic round trip under full load, costs more there than a second launch.
 //
 // Memory model: the published values and the counters live in a Coherent buffer (device-scope
 // availability and visibility); the counter increment is a device-scope AcquireRelease atomic, so
