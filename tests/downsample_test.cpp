@@ -848,6 +848,8 @@ std::vector<Case> dispatchCountCases() {
     };
     add(VK_FORMAT_R8G8B8A8_UNORM, Reduction::Average, {129, 130});      // levels 7..
     add(VK_FORMAT_R8G8B8A8_UNORM, Reduction::Average, {1920, 1080});    // a 30x16 stage-1 block
+    add(VK_FORMAT_R8G8B8A8_UNORM, Reduction::Average, {3840, 2160});    // 60x33: level 7 in rounds
+    add(VK_FORMAT_R8G8B8A8_SRGB, Reduction::Average, {4095, 4095});     // 63x63: odd to the top
     add(VK_FORMAT_R8G8B8A8_UNORM, Reduction::Average, {4097, 3});       // levels 7..12
     add(VK_FORMAT_R8G8B8A8_UNORM, Reduction::Average, {16384, 4});      // and 13.. (stage 2)
     add(VK_FORMAT_R8G8B8A8_UNORM, Reduction::Average, {5, 12300});      // 1x3 stage-1 blocks
