@@ -865,6 +865,7 @@ std::vector<Case> dispatchCountCases() {
     // published texels an invocation (reduceRegularAbove): two layers; beside a folded 65-wide
     // block, and on to level 13; two values a texel, through the packed RGBA16F view.
     add(VK_FORMAT_R8G8B8A8_UNORM, Reduction::Average, {4096, 4096}, 2);
+    cases[add(VK_FORMAT_R8G8B8A8_UNORM, Reduction::Average, {4096, 4096})].levelCount = 9; // 7..9
     add(VK_FORMAT_R32_SFLOAT, Reduction::Min, {8256, 4096});
     cases[add(VK_FORMAT_R16G16B16A16_SFLOAT, Reduction::MinMax, {4096, 4096})].mutableFormat = true;
     return cases;
@@ -1154,37 +1155,38 @@ TEST(DownsampleHelpers, FullMipLevelsAndMipExtentFollowVulkan) {
 }
 
 // DownsampleDispatches::Auto takes two dispatches from 16384 blocks of 64x64 over all layers, or
-// where level 6 holds a regular 64x64 block of its texels of more than one channel, and only where
-// more than 6 levels are made; One and Two force either (Two: beyond 6 levels).
+// where level 6 holds a regular 64x64 block of texels that the second dispatch reduces from
+// registers, and only where more than 6 levels are made; One and Two force either (Two: beyond 6
+// levels).
 TEST(DownsampleHelpers, TwoDispatchesWhereTheRuleSays) {
     using vkfx::DownsampleDispatches;
     using vkfx::detail::downsampleTwoDispatches;
     const DownsampleDispatches a = DownsampleDispatches::Auto;
-    EXPECT_TRUE(downsampleTwoDispatches(a, {8192, 8192}, 1, 13, 4));  // 128 x 128 blocks
-    EXPECT_FALSE(downsampleTwoDispatches(a, {8191, 8191}, 1, 12, 4)); // 127 x 127, no regular block
-    EXPECT_TRUE(downsampleTwoDispatches(a, {16384, 8192}, 1, 14, 4));
-    EXPECT_TRUE(downsampleTwoDispatches(a, {12287, 8191}, 1, 13, 4)); // 191 x 127: 24257 blocks
-    EXPECT_TRUE(downsampleTwoDispatches(a, {4096, 4096}, 6, 12, 4));  // a cube
-    EXPECT_FALSE(downsampleTwoDispatches(a, {1024, 1024}, 6, 10, 4));
+    EXPECT_TRUE(downsampleTwoDispatches(a, {8192, 8192}, 1, 13, true));  // 128 x 128 blocks
+    EXPECT_FALSE(downsampleTwoDispatches(a, {8191, 8191}, 1, 12, true)); // 127 x 127, no regular block
+    EXPECT_TRUE(downsampleTwoDispatches(a, {16384, 8192}, 1, 14, true));
+    EXPECT_TRUE(downsampleTwoDispatches(a, {12287, 8191}, 1, 13, true)); // 191 x 127: 24257 blocks
+    EXPECT_TRUE(downsampleTwoDispatches(a, {4096, 4096}, 6, 12, true));  // a cube
+    EXPECT_FALSE(downsampleTwoDispatches(a, {1024, 1024}, 6, 10, true));
     // A regular block of level-6 texels (a side of 64, or 128 and up): 64 x 64, 128 x 64, 192 x 64.
-    EXPECT_TRUE(downsampleTwoDispatches(a, {4096, 4096}, 1, 12, 4));
-    EXPECT_TRUE(downsampleTwoDispatches(a, {4159, 4159}, 1, 12, 4)); // still 64 x 64
-    EXPECT_TRUE(downsampleTwoDispatches(a, {8192, 4096}, 1, 13, 4));
-    EXPECT_TRUE(downsampleTwoDispatches(a, {12287, 4096}, 1, 13, 4));
-    EXPECT_TRUE(downsampleTwoDispatches(a, {4096, 4096}, 1, 8, 4)); // part of the chain
-    EXPECT_FALSE(downsampleTwoDispatches(a, {4160, 4096}, 1, 13, 4)); // 65 x 64: one folded block
-    EXPECT_FALSE(downsampleTwoDispatches(a, {8191, 4096}, 1, 12, 4)); // 127 x 64
-    EXPECT_FALSE(downsampleTwoDispatches(a, {4096, 2048}, 1, 12, 4)); // 64 x 32
-    EXPECT_FALSE(downsampleTwoDispatches(a, {4095, 4095}, 1, 12, 4)); // 63 x 63
-    EXPECT_FALSE(downsampleTwoDispatches(a, {3840, 2160}, 1, 12, 4));
-    EXPECT_FALSE(downsampleTwoDispatches(a, {4096, 4096}, 1, 12, 1)); // one-word texels
-    EXPECT_TRUE(downsampleTwoDispatches(a, {8192, 8192}, 1, 13, 1));
-    EXPECT_TRUE(downsampleTwoDispatches(a, {4096, 4096}, 1, 12, 2));
-    EXPECT_FALSE(downsampleTwoDispatches(a, {1920, 1080}, 1, 10, 4));
-    EXPECT_FALSE(downsampleTwoDispatches(a, {16384, 16384}, 1, 6, 4)); // no level above 6
-    EXPECT_FALSE(downsampleTwoDispatches(DownsampleDispatches::One, {16384, 16384}, 1, 14, 4));
-    EXPECT_TRUE(downsampleTwoDispatches(DownsampleDispatches::Two, {129, 130}, 1, 7, 4));
-    EXPECT_FALSE(downsampleTwoDispatches(DownsampleDispatches::Two, {129, 130}, 1, 6, 4));
+    EXPECT_TRUE(downsampleTwoDispatches(a, {4096, 4096}, 1, 12, true));
+    EXPECT_TRUE(downsampleTwoDispatches(a, {4159, 4159}, 1, 12, true)); // still 64 x 64
+    EXPECT_TRUE(downsampleTwoDispatches(a, {8192, 4096}, 1, 13, true));
+    EXPECT_TRUE(downsampleTwoDispatches(a, {12287, 4096}, 1, 13, true));
+    EXPECT_TRUE(downsampleTwoDispatches(a, {4096, 4096}, 1, 8, true)); // part of the chain
+    EXPECT_FALSE(downsampleTwoDispatches(a, {4160, 4096}, 1, 13, true)); // 65 x 64: one folded block
+    EXPECT_FALSE(downsampleTwoDispatches(a, {8191, 4096}, 1, 12, true)); // 127 x 64
+    EXPECT_FALSE(downsampleTwoDispatches(a, {4096, 2048}, 1, 12, true)); // 64 x 32
+    EXPECT_FALSE(downsampleTwoDispatches(a, {4095, 4095}, 1, 12, true)); // 63 x 63
+    EXPECT_FALSE(downsampleTwoDispatches(a, {3840, 2160}, 1, 12, true));
+    // One channel, or no subgroup shuffles: the second dispatch would not take the registers.
+    EXPECT_FALSE(downsampleTwoDispatches(a, {4096, 4096}, 1, 12, false));
+    EXPECT_TRUE(downsampleTwoDispatches(a, {8192, 8192}, 1, 13, false));
+    EXPECT_FALSE(downsampleTwoDispatches(a, {1920, 1080}, 1, 10, true));
+    EXPECT_FALSE(downsampleTwoDispatches(a, {16384, 16384}, 1, 6, true)); // no level above 6
+    EXPECT_FALSE(downsampleTwoDispatches(DownsampleDispatches::One, {16384, 16384}, 1, 14, true));
+    EXPECT_TRUE(downsampleTwoDispatches(DownsampleDispatches::Two, {129, 130}, 1, 7, true));
+    EXPECT_FALSE(downsampleTwoDispatches(DownsampleDispatches::Two, {129, 130}, 1, 6, true));
 }
 
 // A stage-0 workgroup holds one regular block up to 384 of them (over all layers), two side by

@@ -255,11 +255,12 @@ enum class DownsampleDispatches : std::uint32_t {
     // kDownsampleTwoDispatchBlocks (16384) 64x64 blocks over all layers (8192x8192 and larger; a
     // 4096x4096 cube), or, for formats of more than one channel, where its level 6 holds a regular
     // 64x64 block (each side of level 6 is 64, or 128 and more: 4096x4096, 8192x4096, 4159x4159;
-    // the second dispatch reduces those from registers); else one. On an H200, two against one:
-    // RGBA8 8192^2 116 / 123 us, 16384^2 394 / 425; B10G11R11 16384^2 405 / 434; R32F 8192^2 104 /
-    // 108; RGBA16F 8192^2 256 / 259 (every format faster from 8192^2 up), RGBA8 4096^2 x6 cube 161 /
-    // 170; at 4096^2 RGBA8 40.8 / 43.3, RGBA16F 75.2 / 79.7, but R32F 38.0 / 37.5; from 2048^2 down
-    // 4-9% slower (a second launch costs more there than the tickets).
+    // the second dispatch reduces those from registers, where subgroup shuffles are in use); else
+    // one. On an H200, two against one: RGBA8 8192^2 113 / 123 us, 16384^2 387 / 425; B10G11R11
+    // 16384^2 405 / 434; R32F 8192^2 104 / 108; RGBA16F 8192^2 256 / 259 (every format faster from
+    // 8192^2 up), RGBA8 4096^2 x6 cube 156 / 170; at 4096^2 RGBA8 40.8 / 43.3, RGBA16F 75.2 / 79.7,
+    // but R32F 38.0 / 37.5; from 2048^2 down 4-9% slower (a second launch costs more there than
+    // the tickets).
     Auto = 0,
     // One dispatch: the last workgroup to finish each 64x64 block of level-6 texels (an atomic
     // ticket per workgroup) goes on with the six levels above it, and so on.
@@ -314,7 +315,7 @@ public:
     static constexpr std::uint32_t kMaxOutputLevels = 15;
 
     // Creates the pipelines for one format and reduction (one for a whole chain and one for the
-    // second dispatch of DownsampleDispatches::Two; RGBA16F: two more, for targets read through
+    // second of two dispatches, DownsampleDispatches; RGBA16F: two more, for targets read through
     // their R32G32_UINT view; see DownsamplerFlagTexelFetch), its immutable sampler
     // and its own scratch (scratchSize bytes, zeroed through a host mapping). `*downsampler` is
     // destroyed first. Errors (reason in lastError()):
@@ -400,11 +401,12 @@ private:
     bool m_srgbEncode = false;
     std::uint32_t m_groupSlots = 0; // workgroups that run at once, where the shape rule uses them
     bool m_gatherChannels = false;  // the kernel gathers each channel of a footprint (RGBA16F)
+    bool m_registersAbove = false;  // regular blocks of level-6 texels take two dispatches (Auto)
     VkDescriptorSetLayout m_setLayout = VK_NULL_HANDLE;
     VkPipelineLayout m_pipelineLayout = VK_NULL_HANDLE;
     VkPipeline m_pipeline = VK_NULL_HANDLE;
     VkPipeline m_pipelinePacked = VK_NULL_HANDLE; // reads a target's packed view (RGBA16F)
-    // The second dispatch's pipelines (DownsampleDispatches::Two): the levels above 6 only.
+    // The second dispatch's pipelines (two dispatches, by Auto or Two): the levels above 6 only.
     VkPipeline m_pipelineAbove = VK_NULL_HANDLE;
     VkPipeline m_pipelineAbovePacked = VK_NULL_HANDLE;
     VkSampler m_sampler = VK_NULL_HANDLE; // immutable sampler of the level-0 reads

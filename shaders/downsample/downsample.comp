@@ -18,7 +18,8 @@
 // dispatch. Large images may take two instead (pc.split, chosen by the host): the first makes stage
 // 0 and publishes without tickets, the second (after a barrier; the kAboveOnly pipeline) runs one
 // group per level-12 block from the published values - every stage-0 group's ticket, a release and
-// an atomic round trip under full load, costs more there than a second launch.
+// an atomic round trip under full load, costs more there than a second launch, and the second
+// pipeline reduces a regular block of level-6 texels from registers (4096x4096 takes two for it).
 //
 // Memory model: the published values and the counters live in a Coherent buffer (device-scope
 // availability and visibility); the counter increment is a device-scope AcquireRelease atomic, so

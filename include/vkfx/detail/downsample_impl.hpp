@@ -118,19 +118,19 @@ inline bool downsampleRegularAboveBlock(VkExtent2D extent)
 }
 
 // Whether a record makes its chain in two dispatches (DownsampleDispatches): `levels` levels above
-// the level read, whose extent is `extent`, over `layers` layers, of a format of `channels`
-// channels. A regular block of level-6 texels takes two where the format has more than one channel
-// (H200, 4096^2, one / two dispatches, median us: RGBA8 43.3 / 40.8, RGBA16F 79.7 / 75.2,
-// B10G11R11 44.3 / 42.4, sRGB8 60.0 / 58.1; but R32F 37.5 / 38.0, whose one-dispatch tail reads
-// 4-byte words).
+// the level read, whose extent is `extent`, over `layers` layers. `registersAbove`: the format has
+// more than one channel and the second dispatch reduces regular blocks from registers (subgroup
+// shuffles in use, subgroups of 4 or more); then a regular block of level-6 texels takes two (H200,
+// 4096^2, one / two dispatches, median us: RGBA8 43.3 / 40.8, RGBA16F 79.7 / 75.2, B10G11R11 44.3
+// / 42.4, sRGB8 60.0 / 58.1; but R32F 37.5 / 38.0, whose one-dispatch tail reads 4-byte words).
 inline bool downsampleTwoDispatches(DownsampleDispatches d, VkExtent2D extent, std::uint32_t layers,
-                                    std::uint32_t levels, std::uint32_t channels) {
+                                    std::uint32_t levels, bool registersAbove) {
     if (levels <= 6 || d == DownsampleDispatches::One)
         return false;
     const std::uint64_t blocks =
         std::uint64_t{mipExtent(extent.width, 6)} * mipExtent(extent.height, 6) * layers;
     return d == DownsampleDispatches::Two || blocks >= kDownsampleTwoDispatchBlocks ||
-           (channels > 1 && downsampleRegularAboveBlock(extent));
+           (registersAbove && downsampleRegularAboveBlock(extent));
 }
 
 // How many regular blocks (64x64 texels of level 0 that the extent's multiple of 64 covers, over
@@ -197,7 +197,8 @@ inline DownsampleGroupShape downsampleGroupShape(std::uint32_t innerX, std::uint
 // The shape for a kernel that gathers each channel of a footprint (RGBA16F without its packed view:
 // four textureGather a footprint), after downsampleGroupShape (with the device's slots known):
 // where that takes a 2x2, one block per workgroup below 2048 regular blocks and two side by side
-// from there up to the sizes that take two dispatches (kDownsampleTwoDispatchBlocks). Such groups
+// from there up to kDownsampleTwoDispatchBlocks (measured with one dispatch, 4096^2 included, which
+// now takes two: DownsampleDispatches). Such groups
 // spend most of their time waiting on their own reads; smaller groups hide more of it. H100 (two
 // interleaved rounds within 1%), median us, one block / 2x2 / 2x1: 2048^2 33.8 / 34.9 / 34.9,
 // 2560x1440 31.7 / 33.6 / 34.2, 2560x2048 39.4 / 41.4 / 39.7, 2880x1620 38.9 / 40.9 / 39.4,
@@ -448,6 +449,7 @@ inline void Downsampler::swap(Downsampler& other) noexcept
     std::swap(m_srgbEncode, other.m_srgbEncode);
     std::swap(m_groupSlots, other.m_groupSlots);
     std::swap(m_gatherChannels, other.m_gatherChannels);
+    std::swap(m_registersAbove, other.m_registersAbove);
     std::swap(m_setLayout, other.m_setLayout);
     std::swap(m_pipelineLayout, other.m_pipelineLayout);
     std::swap(m_pipeline, other.m_pipeline);
@@ -599,6 +601,8 @@ inline VkResult Downsampler::create(const Device& device, const DownsamplerCreat
                                            {4, offsetof(Spec, read), sizeof(std::uint32_t)},
                                            {5, offsetof(Spec, windowReads), sizeof(VkBool32)},
                                            {6, offsetof(Spec, aboveOnly), sizeof(VkBool32)}};
+    // (reduceRegularAbove's condition: full subgroups of 4 or more lanes with shuffles.)
+    ds.m_registersAbove = fmt->channels > 1 && spec.useSubgroups && device.subgroupSize() >= 4;
     VkSpecializationInfo specInfo{7, entries, sizeof(Spec), &spec};
     r = detail::createComputePipeline(device, fn, minmax ? fmt->minmax : fmt->single,
                                       minmax ? fmt->minmaxBytes : fmt->singleBytes, &specInfo,
@@ -905,7 +909,7 @@ inline VkResult Downsampler::record(VkCommandBuffer cmd, const DownsampleInfo& i
     const std::uint32_t height = (edgeBlocks + groupsX * groupsY + width - 1u) / width;
     // Two dispatches on large images (DownsampleDispatches::Auto): the first makes the levels up
     // to 6 and publishes without tickets, the second the levels above from the published texels.
-    const bool two = detail::downsampleTwoDispatches(info.dispatches, c.extent, c.layers, c.levels, m_channels);
+    const bool two = detail::downsampleTwoDispatches(info.dispatches, c.extent, c.layers, c.levels, m_registersAbove);
     push.split = two ? detail::kDownsampleStage0 : detail::kDownsampleWhole;
     f.vkCmdPushConstants(cmd, m_pipelineLayout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
     f.vkCmdDispatch(cmd, width, height, c.layers);
