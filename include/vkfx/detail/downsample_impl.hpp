@@ -198,8 +198,8 @@ inline DownsampleGroupShape downsampleGroupShape(std::uint32_t innerX, std::uint
 // four textureGather a footprint), after downsampleGroupShape (with the device's slots known):
 // where that takes a 2x2, one block per workgroup below 2048 regular blocks and two side by side
 // from there up to kDownsampleTwoDispatchBlocks (measured with one dispatch, 4096^2 included, which
-// now takes two: DownsampleDispatches). Such groups
-// spend most of their time waiting on their own reads; smaller groups hide more of it. H100 (two
+// now takes two: DownsampleDispatches). Such groups spend most of their time waiting on their own
+// reads; smaller groups hide more of it. H100 (two
 // interleaved rounds within 1%), median us, one block / 2x2 / 2x1: 2048^2 33.8 / 34.9 / 34.9,
 // 2560x1440 31.7 / 33.6 / 34.2, 2560x2048 39.4 / 41.4 / 39.7, 2880x1620 38.9 / 40.9 / 39.4,
 // 3440x1440 40.0 / 42.2 / 41.1, 2304x2304 39.5 / 41.3 / 39.7, 4096^2 91.7 / 92.9 / 90.5; below
@@ -604,15 +604,19 @@ inline VkResult Downsampler::create(const Device& device, const DownsamplerCreat
     // (reduceRegularAbove's condition: full subgroups of 4 or more lanes with shuffles.)
     ds.m_registersAbove = fmt->channels > 1 && spec.useSubgroups && device.subgroupSize() >= 4;
     VkSpecializationInfo specInfo{7, entries, sizeof(Spec), &spec};
-    r = detail::createComputePipeline(device, fn, minmax ? fmt->minmax : fmt->single,
-                                      minmax ? fmt->minmaxBytes : fmt->singleBytes, &specInfo,
-                                      ds.m_pipelineLayout, &ds.m_pipeline);
+    // A pipeline of the format's kernel, or of its packed-view kernel, with `spec` as it stands.
+    auto create = [&](bool packed, VkPipeline* pipeline) {
+        const std::uint32_t* code = packed ? (minmax ? fmt->packedMinmax : fmt->packedSingle)
+                                           : (minmax ? fmt->minmax : fmt->single);
+        const std::size_t bytes = packed ? (minmax ? fmt->packedMinmaxBytes : fmt->packedSingleBytes)
+                                         : (minmax ? fmt->minmaxBytes : fmt->singleBytes);
+        return detail::createComputePipeline(device, fn, code, bytes, &specInfo, ds.m_pipelineLayout, pipeline);
+    };
+    r = create(false, &ds.m_pipeline);
     if (r != VK_SUCCESS) return r;
     if (fmt->packedView != VK_FORMAT_UNDEFINED && read == detail::kDownsampleReadGather && !depth) {
         // H200, RGBA16F 4096^2: 82.1 us gathering each channel, 69.1 through the packed view.
-        r = detail::createComputePipeline(device, fn, minmax ? fmt->packedMinmax : fmt->packedSingle,
-                                          minmax ? fmt->packedMinmaxBytes : fmt->packedSingleBytes, &specInfo,
-                                          ds.m_pipelineLayout, &ds.m_pipelinePacked);
+        r = create(true, &ds.m_pipelinePacked);
         if (r != VK_SUCCESS) return r;
     }
     // The second dispatch's pipelines: the same kernel with stage 0 compiled away, whose regular
@@ -622,14 +626,10 @@ inline VkResult Downsampler::create(const Device& device, const DownsamplerCreat
     // variant for records that read RGBA16F through its packed view, whose source binding it
     // declares).
     spec.aboveOnly = VK_TRUE;
-    r = detail::createComputePipeline(device, fn, minmax ? fmt->minmax : fmt->single,
-                                      minmax ? fmt->minmaxBytes : fmt->singleBytes, &specInfo,
-                                      ds.m_pipelineLayout, &ds.m_pipelineAbove);
+    r = create(false, &ds.m_pipelineAbove);
     if (r != VK_SUCCESS) return r;
     if (ds.m_pipelinePacked) {
-        r = detail::createComputePipeline(device, fn, minmax ? fmt->packedMinmax : fmt->packedSingle,
-                                          minmax ? fmt->packedMinmaxBytes : fmt->packedSingleBytes, &specInfo,
-                                          ds.m_pipelineLayout, &ds.m_pipelineAbovePacked);
+        r = create(true, &ds.m_pipelineAbovePacked);
         if (r != VK_SUCCESS) return r;
     }
 
