@@ -701,7 +701,10 @@ uint reduceRegularAbove(uint base, uvec2 b, uint layer, uint lastLevel)
         uvec2 local = mortonDecode(m);
         sharedStore(false, oneSubgroup ? m : local.y * (16u >> steps) + local.x, acc);
     }
-    barrier(); // every published texel of the block has been read
+    // Every published texel of the block has been read (buffer semantics too: other invocations
+    // zero texels this one read).
+    controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer | gl_StorageSemanticsShared,
+                   gl_SemanticsAcquireRelease);
     uint tid = gl_LocalInvocationIndex;
     [[unroll]] for (uint j = 0u; j < kBlockSpan * kBlockSpan / kGroupSize; ++j) {
         uint i = tid + j * kGroupSize;
