@@ -1154,31 +1154,31 @@ TEST(DownsampleHelpers, FullMipLevelsAndMipExtentFollowVulkan) {
     EXPECT_EQ(vkfx::mipExtent({5, 5}, 40).width, 1u);
 }
 
-// DownsampleDispatches::Auto takes two dispatches from 16384 blocks of 64x64 over all layers, or
-// where level 6 holds a regular 64x64 block of texels that the second dispatch reduces from
-// registers, and only where more than 6 levels are made; One and Two force either (Two: beyond 6
-// levels).
+// DownsampleDispatches::Auto takes two dispatches from 16384 blocks of 64x64 over all layers, or,
+// where the second dispatch reduces regular blocks from registers, where level 6 holds more than
+// 2048 texels a layer, and only where more than 6 levels are made; One and Two force either (Two:
+// beyond 6 levels).
 TEST(DownsampleHelpers, TwoDispatchesWhereTheRuleSays) {
     using vkfx::DownsampleDispatches;
     using vkfx::detail::downsampleTwoDispatches;
     const DownsampleDispatches a = DownsampleDispatches::Auto;
     EXPECT_TRUE(downsampleTwoDispatches(a, {8192, 8192}, 1, 13, true));  // 128 x 128 blocks
-    EXPECT_FALSE(downsampleTwoDispatches(a, {8191, 8191}, 1, 12, true)); // 127 x 127, no regular block
     EXPECT_TRUE(downsampleTwoDispatches(a, {16384, 8192}, 1, 14, true));
     EXPECT_TRUE(downsampleTwoDispatches(a, {12287, 8191}, 1, 13, true)); // 191 x 127: 24257 blocks
     EXPECT_TRUE(downsampleTwoDispatches(a, {4096, 4096}, 6, 12, true));  // a cube
     EXPECT_FALSE(downsampleTwoDispatches(a, {1024, 1024}, 6, 10, true));
-    // A regular block of level-6 texels (a side of 64, or 128 and up): 64 x 64, 128 x 64, 192 x 64.
+    EXPECT_FALSE(downsampleTwoDispatches(a, {2048, 2048}, 6, 11, true)); // 32 x 32 texels a layer
+    // Level 6 of more than 2048 texels a layer.
     EXPECT_TRUE(downsampleTwoDispatches(a, {4096, 4096}, 1, 12, true));
-    EXPECT_TRUE(downsampleTwoDispatches(a, {4159, 4159}, 1, 12, true)); // still 64 x 64
-    EXPECT_TRUE(downsampleTwoDispatches(a, {8192, 4096}, 1, 13, true));
-    EXPECT_TRUE(downsampleTwoDispatches(a, {12287, 4096}, 1, 13, true));
-    EXPECT_TRUE(downsampleTwoDispatches(a, {4096, 4096}, 1, 8, true)); // part of the chain
-    EXPECT_FALSE(downsampleTwoDispatches(a, {4160, 4096}, 1, 13, true)); // 65 x 64: one folded block
-    EXPECT_FALSE(downsampleTwoDispatches(a, {8191, 4096}, 1, 12, true)); // 127 x 64
-    EXPECT_FALSE(downsampleTwoDispatches(a, {4096, 2048}, 1, 12, true)); // 64 x 32
-    EXPECT_FALSE(downsampleTwoDispatches(a, {4095, 4095}, 1, 12, true)); // 63 x 63
-    EXPECT_FALSE(downsampleTwoDispatches(a, {3840, 2160}, 1, 12, true));
+    EXPECT_TRUE(downsampleTwoDispatches(a, {8191, 8191}, 1, 12, true)); // 127 x 127
+    EXPECT_TRUE(downsampleTwoDispatches(a, {4095, 4095}, 1, 11, true)); // 63 x 63
+    EXPECT_TRUE(downsampleTwoDispatches(a, {2944, 2944}, 1, 11, true)); // 46 x 46: 2116
+    EXPECT_FALSE(downsampleTwoDispatches(a, {2943, 2943}, 1, 11, true)); // 45 x 45: 2025
+    EXPECT_TRUE(downsampleTwoDispatches(a, {4096, 2112}, 1, 12, true)); // 64 x 33: 2112
+    EXPECT_FALSE(downsampleTwoDispatches(a, {4096, 2048}, 1, 12, true)); // 64 x 32: 2048
+    EXPECT_FALSE(downsampleTwoDispatches(a, {3840, 2160}, 1, 11, true)); // 60 x 33: 1980
+    EXPECT_TRUE(downsampleTwoDispatches(a, {4160, 4096}, 1, 12, true));
+    EXPECT_TRUE(downsampleTwoDispatches(a, {4096, 4096}, 1, 7, true)); // part of the chain
     // One channel, or no subgroup shuffles: the second dispatch would not take the registers.
     EXPECT_FALSE(downsampleTwoDispatches(a, {4096, 4096}, 1, 12, false));
     EXPECT_TRUE(downsampleTwoDispatches(a, {8192, 8192}, 1, 13, false));

@@ -253,14 +253,15 @@ private:
 enum class DownsampleDispatches : std::uint32_t {
     // Two where more than 6 levels are made above the level read and it holds at least
     // kDownsampleTwoDispatchBlocks (16384) 64x64 blocks over all layers (8192x8192 and larger; a
-    // 4096x4096 cube), or, for formats of more than one channel, where its level 6 holds a regular
-    // 64x64 block (each side of level 6 is 64, or 128 and more: 4096x4096, 8192x4096, 4159x4159;
-    // the second dispatch reduces those from registers, where subgroup shuffles are in use); else
+    // 4096x4096 cube), or, for formats of more than one channel where subgroup shuffles are in
+    // use, where its level 6 holds more than kDownsampleTwoDispatchTexels6 (2048) texels a layer
+    // (2944x2944 and larger, 4095x4095, 4096x4096, 4096x2112; not 3840x2160 nor 4096x2048); else
     // one. On an H200, two against one: RGBA8 8192^2 113 / 123 us, 16384^2 387 / 425; B10G11R11
     // 16384^2 405 / 434; R32F 8192^2 104 / 108; RGBA16F 8192^2 256 / 259 (every format faster from
     // 8192^2 up), RGBA8 4096^2 x6 cube 156 / 170; at 4096^2 RGBA8 40.8 / 43.3, RGBA16F 75.2 / 79.7,
-    // but R32F 38.0 / 37.5; from 2048^2 down 4-9% slower (a second launch costs more there than
-    // the tickets).
+    // but R32F 38.0 / 37.5. On an H100 at 4095^2: RGBA8 52.9 / 54.0, sRGB8 68.6 / 70.3, RGBA16F
+    // 94.6 / 96.5; at 3000^2 1-4% faster too; from 2048^2 down up to 7% slower (a second launch
+    // costs more there than the tickets).
     Auto = 0,
     // One dispatch: the last workgroup to finish each 64x64 block of level-6 texels (an atomic
     // ticket per workgroup) goes on with the six levels above it, and so on.
@@ -271,8 +272,10 @@ enum class DownsampleDispatches : std::uint32_t {
     Two = 2,
 };
 
-// Auto's threshold: 64x64 blocks of the level read, over all layers.
+// Auto's thresholds: 64x64 blocks of the level read, over all layers; and, for formats of more
+// than one channel, texels of level 6 in one layer (more than this many).
 inline constexpr std::uint64_t kDownsampleTwoDispatchBlocks = 16384;
+inline constexpr std::uint64_t kDownsampleTwoDispatchTexels6 = 2048;
 
 struct DownsampleInfo {
     // Required: a valid target of the Downsampler's VkDevice. Its format must be the
@@ -401,7 +404,7 @@ private:
     bool m_srgbEncode = false;
     std::uint32_t m_groupSlots = 0; // workgroups that run at once, where the shape rule uses them
     bool m_gatherChannels = false;  // the kernel gathers each channel of a footprint (RGBA16F)
-    bool m_registersAbove = false;  // regular blocks of level-6 texels take two dispatches (Auto)
+    bool m_registersAbove = false;  // a large level 6 takes two dispatches (Auto)
     VkDescriptorSetLayout m_setLayout = VK_NULL_HANDLE;
     VkPipelineLayout m_pipelineLayout = VK_NULL_HANDLE;
     VkPipeline m_pipeline = VK_NULL_HANDLE;

@@ -108,21 +108,24 @@ struct DownsampleScratchLayout {
     VkDeviceSize words = 0;
 };
 
-// Whether the level-6 texels of a level read of extent `extent` hold a regular 64x64 block (one
-// that halves exactly six times, which the second dispatch's pipeline reduces from registers): each
-// side of level 6 is 64, or 128 and more (the last block of a side folds in its odd leftovers).
-inline bool downsampleRegularAboveBlock(VkExtent2D extent)
+// Whether level 6 of a level read of extent `extent` holds more than
+// kDownsampleTwoDispatchTexels6 texels a layer (46x46 and up, from 2944x2944; 64x33 of 4096x2112;
+// not 3840x2160's 60x33 nor 4096x2048's 64x32).
+inline bool downsampleLargeLevel6(VkExtent2D extent)
 {
-    const std::uint32_t w = mipExtent(extent.width, 6), h = mipExtent(extent.height, 6);
-    return (w == 64 || w >= 128) && (h == 64 || h >= 128);
+    return std::uint64_t{mipExtent(extent.width, 6)} * mipExtent(extent.height, 6) >
+           kDownsampleTwoDispatchTexels6;
 }
 
 // Whether a record makes its chain in two dispatches (DownsampleDispatches): `levels` levels above
 // the level read, whose extent is `extent`, over `layers` layers. `registersAbove`: the format has
 // more than one channel and the second dispatch reduces regular blocks from registers (subgroup
-// shuffles in use, subgroups of 4 or more); then a regular block of level-6 texels takes two (H200,
-// 4096^2, one / two dispatches, median us: RGBA8 43.3 / 40.8, RGBA16F 79.7 / 75.2, B10G11R11 44.3
-// / 42.4, sRGB8 60.0 / 58.1; but R32F 37.5 / 38.0, whose one-dispatch tail reads 4-byte words).
+// shuffles in use, subgroups of 4 or more); then a large level 6 takes two. H100, one / two
+// dispatches, median us: RGBA8 4095^2 54.0 / 52.9, 3000^2 34.0 / 33.4, 3840x2160 33.2 / 33.0,
+// 4095x2048 34.1 / 34.6, 2048^2 20.6 / 20.9; sRGB8 4095^2 70.3 / 68.6, 3000^2 43.7 / 42.1;
+// RGBA16F 4095^2 96.5 / 94.6, 3000^2 58.2 / 57.5; but R32F 4095^2 55.8 / 57.2, whose one-dispatch
+// tail reads 4-byte words. (H200, 4096^2: RGBA8 43.3 / 40.8, RGBA16F 79.7 / 75.2, sRGB8 60.0 /
+// 58.1, R32F 37.5 / 38.0.)
 inline bool downsampleTwoDispatches(DownsampleDispatches d, VkExtent2D extent, std::uint32_t layers,
                                     std::uint32_t levels, bool registersAbove) {
     if (levels <= 6 || d == DownsampleDispatches::One)
@@ -130,7 +133,7 @@ inline bool downsampleTwoDispatches(DownsampleDispatches d, VkExtent2D extent, s
     const std::uint64_t blocks =
         std::uint64_t{mipExtent(extent.width, 6)} * mipExtent(extent.height, 6) * layers;
     return d == DownsampleDispatches::Two || blocks >= kDownsampleTwoDispatchBlocks ||
-           (registersAbove && downsampleRegularAboveBlock(extent));
+           (registersAbove && downsampleLargeLevel6(extent));
 }
 
 // How many regular blocks (64x64 texels of level 0 that the extent's multiple of 64 covers, over
