@@ -3,7 +3,7 @@
 //   vkfx-bench [downsample|sort|blur] [--device NAME] [--quick] [--reps N] [--warmup N]
 //              [--filter A,B,...] [--radii A,B,...] [--sizes WxH,...] [--csv FILE]
 //              [--json FILE] [--no-evict] [--evict-mib N]
-//              [--pipeline-stats] [--dispatches auto|one|two]
+//              [--pipeline-stats] [--dispatches auto|one|two] [--sampler-filter]
 //              [--copy-mib N] [--list] [--verbose]
 //
 // Blur (`vkfx-bench blur`). vkfx::Blurrer::record of a Gaussian blur (radius r = 1, 2, 4, .. 64
@@ -156,6 +156,7 @@ struct Options {
     bool pipelineStats = false;
     bool verbose = false;
     vkfx::DownsampleDispatches dispatches = vkfx::DownsampleDispatches::Auto; // --dispatches
+    bool samplerFilter = false; // --sampler-filter
 };
 
 void usage(std::FILE *out) {
@@ -186,6 +187,8 @@ void usage(std::FILE *out) {
         "  --copy-mib N     size of the buffer copied for the copy ceiling (default 1024;\n"
         "                   --quick: 64); capped by maxStorageBufferRange\n"
         "  --dispatches D   downsample: auto (default), one or two (DownsampleInfo::dispatches)\n"
+        "  --sampler-filter downsample: vkfx with DownsamplerFlagSamplerFilter (one bilinear\n"
+        "                   sample per footprint for every format; not exact)\n"
         "  --list           print the rows that would run, and exit\n"
         "  --pipeline-stats print the driver's statistics (registers, shared memory, ...) of\n"
         "                   each pipeline vkfx creates (VK_KHR_pipeline_executable_properties)\n"
@@ -278,6 +281,8 @@ Options parseOptions(int argc, char **argv) {
                 o.dispatches = vkfx::DownsampleDispatches::Two;
             else
                 die("--dispatches takes auto, one or two, not '" + d + "'");
+        } else if (a == "--sampler-filter") {
+            o.samplerFilter = true;
         } else if (a == "--list") {
             o.list = true;
         } else if (a == "--pipeline-stats") {
@@ -954,6 +959,7 @@ VkResult Runner::downsampler(const Case &c, VkDeviceSize scratch, const vkfx::Do
         vkfx::DownsamplerCreateInfo info;
         info.format = c.format.format;
         info.reduction = c.reduction;
+        info.flags = m_options.samplerFilter ? vkfx::DownsamplerFlagSamplerFilter : 0u;
         info.scratchSize = std::max(info.scratchSize, scratch);
         cached.downsampler = vkfx::Downsampler{}; // the old one first: no work is pending
         VkResult r = vkfx::Downsampler::create(m_gpu.vkfx, info, &cached.downsampler);
@@ -1581,6 +1587,8 @@ RunInfo runInfo(const Gpu &gpu, const Options &options) {
     info.warmup = options.warmup;
     info.quick = options.quick;
     info.validation = gpu.validation;
+    if (options.mode == "downsample" && options.samplerFilter)
+        info.vkfxFlags = "DownsamplerFlagSamplerFilter";
     return info;
 }
 

@@ -329,6 +329,8 @@ struct Case {
             s += " SharedMemoryOnly";
         if (flags & vkfx::DownsamplerFlagTexelFetch)
             s += " TexelFetch";
+        if (flags & vkfx::DownsamplerFlagSamplerFilter)
+            s += " SamplerFilter";
         if (mutableFormat)
             s += " MutableFormat";
         if (!viewFormats.empty())
@@ -544,8 +546,9 @@ class Job {
     // the level read still holds the poison. Reports through EXPECT.
     void verify(const Staging &staging, const Expected &expected,
                 std::uint32_t firstChecked = 0) const {
-        const Tolerance tol =
-            m_case.reduction == Reduction::Average ? Tolerance::Average : Tolerance::Exact;
+        const Tolerance tol = m_case.reduction != Reduction::Average ? Tolerance::Exact
+                              : (m_case.flags & vkfx::DownsamplerFlagSamplerFilter) ? Tolerance::Filtered
+                                                                                     : Tolerance::Average;
         LevelChecker lo(m_format, tol), hi(m_format, tol);
         std::string untouched;
         const std::uint32_t base = m_case.baseLevel;
@@ -834,15 +837,23 @@ TEST_P(DownsampleDispatchCount, TwoDispatchesMatchReferenceAndOneDispatchBitForB
     runBothWays(two, one, "two and one dispatches");
 }
 
+// A case of random content whose seed is made of its extent and `salt`.
+Case randomCase(VkFormat format, Reduction reduction, VkExtent2D extent, std::uint32_t salt,
+                vkfx::DownsamplerFlags flags = 0) {
+    Case c;
+    c.format = format;
+    c.reduction = reduction;
+    c.extent = extent;
+    c.flags = flags;
+    c.seed = extent.width * 7u + extent.height + salt;
+    return c;
+}
+
 std::vector<Case> dispatchCountCases() {
     std::vector<Case> cases;
     auto add = [&](VkFormat f, Reduction r, VkExtent2D e, std::uint32_t layers = 1) {
-        Case c;
-        c.format = f;
-        c.reduction = r;
-        c.extent = e;
+        Case c = randomCase(f, r, e, layers);
         c.layers = layers;
-        c.seed = e.width * 7u + e.height + layers;
         cases.push_back(c);
         return cases.size() - 1;
     };
@@ -891,14 +902,10 @@ class DownsampleReads : public DownsampleTest, public ::testing::WithParamInterf
 TEST_P(DownsampleReads, DefaultAndTexelFetchReadsMatchReference) {
     // RGBA16F also with MUTABLE_FORMAT: level 0 then read through an R32G32_UINT view.
     const bool packable = std::get<0>(GetParam()) == VK_FORMAT_R16G16B16A16_SFLOAT;
-    for (int run = 0; run < (packable ? 3 : 2); ++run) {
-        Case c;
-        c.format = std::get<0>(GetParam());
-        c.reduction = std::get<1>(GetParam());
-        c.extent = std::get<2>(GetParam());
-        c.flags = run == 1 ? vkfx::DownsamplerFlagTexelFetch : 0u;
+    for (std::uint32_t run = 0; run < (packable ? 3u : 2u); ++run) {
+        Case c = randomCase(std::get<0>(GetParam()), std::get<1>(GetParam()), std::get<2>(GetParam()), run,
+                            run == 1 ? vkfx::DownsamplerFlagTexelFetch : 0u);
         c.mutableFormat = run == 2;
-        c.seed = c.extent.width * 7u + c.extent.height + static_cast<std::uint32_t>(run);
         SCOPED_TRACE(c.describe());
         runCase(c);
     }
@@ -913,6 +920,33 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<ReadParam> &p) {
         return formatName(std::get<0>(p.param)) + "_" + reductionName(std::get<1>(p.param)) + "_" +
                extentName(std::get<2>(p.param));
+    });
+
+// DownsamplerFlagSamplerFilter: Average chains read each footprint of the regular blocks with one
+// bilinear sample (sRGB decoded by the sampler; fp16 and 8-bit UNORM on every device), within the
+// filtered bound of the reference (tests/support/formats.hpp), and the edge blocks exactly as
+// ever; ignored by Min chains (bit-exact). 2200x1100: 33x16 regular blocks held two side by side
+// beside 50 edge blocks; 255x257: three regular blocks beside edge blocks.
+using FilterParam = std::tuple<VkFormat, VkExtent2D>;
+class DownsampleSamplerFilter : public DownsampleTest, public ::testing::WithParamInterface<FilterParam> {};
+
+TEST_P(DownsampleSamplerFilter, FilteredReadsMatchReferenceWithinTheFilteredBound) {
+    for (Reduction reduction : {Reduction::Average, Reduction::Min}) {
+        const Case c = randomCase(std::get<0>(GetParam()), reduction, std::get<1>(GetParam()),
+                                  5u + static_cast<std::uint32_t>(reduction), vkfx::DownsamplerFlagSamplerFilter);
+        SCOPED_TRACE(c.describe());
+        runCase(c);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    , DownsampleSamplerFilter,
+    ::testing::Combine(::testing::Values(VK_FORMAT_R8G8B8A8_SRGB, VK_FORMAT_B8G8R8A8_SRGB,
+                                         VK_FORMAT_R16G16B16A16_SFLOAT, VK_FORMAT_R16G16_SFLOAT,
+                                         VK_FORMAT_R8G8B8A8_UNORM),
+                       ::testing::Values(VkExtent2D{255, 257}, VkExtent2D{2200, 1100})),
+    [](const ::testing::TestParamInfo<FilterParam> &p) {
+        return formatName(std::get<0>(p.param)) + "_" + extentName(std::get<1>(p.param));
     });
 
 // A 1x1 image has no level to generate: recording the (empty) rest of its chain is a valid no-op
@@ -1816,6 +1850,24 @@ TEST_F(DownsampleBadInput, UnsupportedFormatsAreRejectedAtDownsamplerCreation) {
         vkfx::Downsampler ds;
         EXPECT_EQ(vkfx::Downsampler::create(ctx().vkfx, info, &ds), VK_ERROR_FORMAT_NOT_SUPPORTED);
         EXPECT_TRUE(isFreshReason(before));
+        EXPECT_FALSE(ds.valid());
+    }
+}
+
+TEST_F(DownsampleBadInput, UnknownOrConflictingFlagsAreRejectedAtDownsamplerCreation) {
+    const vkfx::DownsamplerFlags bad[] = {
+        1u << 3, vkfx::DownsamplerFlagTexelFetch | vkfx::DownsamplerFlagSamplerFilter};
+    const char *words[] = {"unknown flags", "exclude each other"};
+    for (int i = 0; i < 2; ++i) {
+        SCOPED_TRACE(i);
+        const std::string before = freshLastError();
+        vkfx::DownsamplerCreateInfo info;
+        info.format = VK_FORMAT_R8G8B8A8_SRGB;
+        info.flags = bad[i];
+        vkfx::Downsampler ds;
+        EXPECT_EQ(vkfx::Downsampler::create(ctx().vkfx, info, &ds), VK_ERROR_VALIDATION_FAILED_EXT);
+        EXPECT_TRUE(isFreshReason(before));
+        EXPECT_NE(std::string(vkfx::lastError()).find(words[i]), std::string::npos) << vkfx::lastError();
         EXPECT_FALSE(ds.valid());
     }
 }

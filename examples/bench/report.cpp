@@ -160,6 +160,7 @@ void jsonRunHeader(std::FILE *f, const char *benchmark, const RunInfo &info) {
     std::fprintf(f, "  \"timestamp_period_ns\": %.6g,\n", info.timestampPeriodNs);
     std::fprintf(f, "  \"reps\": %u,\n  \"warmup\": %u,\n", info.reps, info.warmup);
     std::fprintf(f, "  \"eviction\": %s,\n", jsonString(info.eviction).c_str());
+    std::fprintf(f, "  \"vkfx_flags\": %s,\n", jsonString(info.vkfxFlags).c_str());
     std::fprintf(f, "  \"copy_mib\": %.0f,\n", info.copyMiB);
     std::fprintf(f, "  \"ceiling_gbps\": %.3f,\n  \"ceiling_best_gbps\": %.3f,\n", info.ceilingGBps,
                  info.ceilingBestGBps);
@@ -230,6 +231,8 @@ void printHeader(std::FILE *out, const RunInfo &info) {
                  "repetitions per workload; median and min\n",
                  info.timestampPeriodNs, info.timestampValidBits, info.warmup, info.reps);
     std::fprintf(out, "eviction   %s\n", info.eviction.c_str());
+    if (!info.vkfxFlags.empty())
+        std::fprintf(out, "vkfx       created with %s\n", info.vkfxFlags.c_str());
     std::fprintf(out,
                  "ceiling    %.1f GB/s: compute copy of a %.0f MiB buffer, uint4 loads and stores, "
                  "bytes read + written over the median time (best %.1f GB/s)\n",

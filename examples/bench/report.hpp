@@ -61,6 +61,7 @@ struct RunInfo {
     double fmaBestGPerS = 0;
     bool quick = false;
     bool validation = false;
+    std::string vkfxFlags; // the flags vkfx's objects were created with, where not the default
 };
 
 void printHeader(std::FILE *out, const RunInfo &info);

@@ -39,11 +39,12 @@
 // leftovers, one each), each to one texel six levels up, writing the levels between; a tree of
 // atomic counters in the scratch buffer elects, for every 64x64 block of those texels, the last
 // group to finish, which goes on with the next six levels - so any extent and any number of layers
-// is one dispatch. (On large images, 8192x8192 and up, and 4096x4096 in formats of more than one
-// channel, a second dispatch makes the levels above 6 instead, with a pipeline of its own, and the
-// first takes no tickets: faster there; DownsampleDispatches.) Counters are handed
-// over under the Vulkan memory model and left at zero. Interior blocks read each 2x2 footprint with
-// one sampler fetch where that is exact enough (see DownsamplerFlagTexelFetch) and use subgroup
+// is one dispatch. (On large images, 8192x8192 and up, and from 2944x2944 in formats of more than
+// one channel, a second dispatch makes the levels above 6 instead, with a pipeline of its own, and
+// the first takes no tickets: faster there; DownsampleDispatches.) Counters are handed over under
+// the Vulkan memory model and left at zero. Interior blocks read each 2x2 footprint with
+// one sampler fetch where that is exact enough (see DownsamplerFlagTexelFetch; with
+// DownsamplerFlagSamplerFilter, wherever the format filters, not exactly) and use subgroup
 // shuffles where the device has them (DownsamplerFlagSharedMemoryOnly turns that off; both paths
 // give identical results).
 //
@@ -115,6 +116,16 @@ enum DownsamplerFlagBits : std::uint32_t {
     // their filter being finer than those formats (measured on an H200); everything else reads
     // with texelFetch.
     DownsamplerFlagTexelFetch = 1u << 1,
+    // Average chains: read each 2x2 footprint of level 0 in the regular blocks with one bilinear
+    // sample on every device, wherever the format supports linear filtering: sRGB (decoded by the
+    // sampler), RGBA16F and RG16F too, whose exact reads take four texelFetch or a gather per
+    // channel. A blit chain filters the same way. Faster for those formats, but not exact: the
+    // filtered value, as precise as the device's filter, replaces the exact mean of each such
+    // footprint in level 1, and its error carries into the levels above. See README, "Sampler-filtered reads", for the bounds
+    // measured on the devices vkfx is tested on and what it gains. Ignored by Min, Max and MinMax
+    // chains, depth pyramids and one-channel formats (their gather is exact and as fast). Not
+    // together with DownsamplerFlagTexelFetch.
+    DownsamplerFlagSamplerFilter = 1u << 2,
 };
 // A combination of DownsamplerFlagBits (0: none).
 using DownsamplerFlags = std::uint32_t;

@@ -56,7 +56,8 @@ void LevelChecker::check(std::uint32_t level, std::uint32_t layer, const Plane &
                     error = s > 0.0 ? errorInUlps(m_format, c, got,
                                                   std::clamp(decodeCode(m_format, c, got), ref - s, ref + s))
                                     : raw;
-                    ok = averageErrorAllowed(m_format, c, error);
+                    ok = m_tolerance == Tolerance::Filtered ? filteredErrorAllowed(m_format, c, error)
+                                                            : averageErrorAllowed(m_format, c, error);
                     if (!std::isnan(raw))
                         m_maxRawError = std::max(m_maxRawError, raw);
                 }
@@ -84,7 +85,7 @@ std::string LevelChecker::report(std::size_t shown) const {
         if (m_format.isFloat(m.c) || m_format.depth) {
             std::snprintf(line, sizeof line, "%.9g", m.expected);
             expected = line;
-            if (m_tolerance != Tolerance::Average) {
+            if (m_tolerance != Tolerance::Average && m_tolerance != Tolerance::Filtered) {
                 expected += " (" +
                             describeCode(m_format, m.c, encodeValue(m_format, m.c, m.expected)) +
                             ")";
@@ -103,7 +104,10 @@ std::string LevelChecker::report(std::size_t shown) const {
     std::snprintf(line, sizeof line, "%llu of %llu values wrong (%s, %s), max error %.4g %s",
                   static_cast<unsigned long long>(m_failures),
                   static_cast<unsigned long long>(m_checked), m_format.name,
-                  m_tolerance == Tolerance::Average ? "within 1 ulp" : "bit-exact", m_maxError,
+                  m_tolerance == Tolerance::Average    ? "within 1 ulp"
+                  : m_tolerance == Tolerance::Filtered ? "within the filtered bound"
+                                                       : "bit-exact",
+                  m_maxError,
                   m_format.isFloat(0)
                       ? (m_format.channel[0].kind == ChannelKind::Float32 ? "(relative)" : "ulp")
                       : "code");

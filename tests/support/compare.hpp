@@ -19,6 +19,9 @@ enum class Tolerance {
     // (lavapipe's conversion, 1 ulp lower for 512 of the 65536 codes). Both are monotonic in c, so
     // Min / Max of sampled values is the sampled value of the Min / Max code.
     Depth16Sampled,
+    // Average chains with DownsamplerFlagSamplerFilter: the bound of filteredErrorAllowed
+    // (formats.hpp), what the devices' linear filters were measured to keep.
+    Filtered,
 };
 
 class LevelChecker {

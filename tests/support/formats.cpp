@@ -336,6 +336,21 @@ bool averageErrorAllowed(const FormatInfo &f, std::uint32_t c, double error) {
     return false;
 }
 
+bool filteredErrorAllowed(const FormatInfo &f, std::uint32_t c, double error) {
+    switch (f.channel[c].kind) {
+    case ChannelKind::Unorm:
+    case ChannelKind::Srgb:
+        return error <= kFilteredCodes;
+    case ChannelKind::Float16:
+    case ChannelKind::UFloat11:
+    case ChannelKind::UFloat10:
+        return error <= kFilteredUlps;
+    case ChannelKind::Float32:
+        return averageErrorAllowed(f, c, error);
+    }
+    return false;
+}
+
 std::string describeCode(const FormatInfo &f, std::uint32_t c, std::uint32_t code) {
     char text[96];
     double v = decodeCode(f, c, code);

@@ -91,6 +91,12 @@ double codeUnits(const FormatInfo &f, std::uint32_t c, double ref);
 // Whether an Average error is within vkfx's documented bound: < 1 code for unorm / sRGB,
 // <= 1 ulp for fp16 / 11-bit / 10-bit, <= 1e-5 relative for fp32.
 bool averageErrorAllowed(const FormatInfo &f, std::uint32_t c, double error);
+// Whether an Average error of a chain read through the sampler's linear filter
+// (DownsamplerFlagSamplerFilter) is within the bound measured on the devices vkfx is tested on:
+// kFilteredCodes for unorm / sRGB, kFilteredUlps for fp16 / 11-bit / 10-bit, as Average for fp32.
+inline constexpr double kFilteredCodes = 3.0;
+inline constexpr double kFilteredUlps = 16.0;
+bool filteredErrorAllowed(const FormatInfo &f, std::uint32_t c, double error);
 // Text for one field: its value and code, e.g. "0.501961 (code 128)".
 std::string describeCode(const FormatInfo &f, std::uint32_t c, std::uint32_t code);
 

@@ -509,6 +509,15 @@ inline VkResult Downsampler::create(const Device& device, const DownsamplerCreat
     if (static_cast<std::uint32_t>(info.reduction) > static_cast<std::uint32_t>(Reduction::MinMax)) {
         return device.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: unknown reduction", fn);
     }
+    if (info.flags & ~std::uint32_t{DownsamplerFlagSharedMemoryOnly | DownsamplerFlagTexelFetch |
+                                    DownsamplerFlagSamplerFilter}) {
+        return device.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: unknown flags 0x%x", fn,
+                           static_cast<unsigned>(info.flags));
+    }
+    if ((info.flags & DownsamplerFlagTexelFetch) && (info.flags & DownsamplerFlagSamplerFilter)) {
+        return device.fail(VK_ERROR_VALIDATION_FAILED_EXT,
+                           "%s: DownsamplerFlagTexelFetch and DownsamplerFlagSamplerFilter exclude each other", fn);
+    }
     const bool depth = info.depthFormat != VK_FORMAT_UNDEFINED;
     if (depth) {
         if (!detail::isDepthFormat(info.depthFormat)) {
@@ -535,7 +544,8 @@ inline VkResult Downsampler::create(const Device& device, const DownsamplerCreat
     const DeviceFunctions& f = device.fn();
     VkDevice d = device.handle();
 
-    // How regular blocks read level 0 (the rule is documented at DownsamplerFlagTexelFetch):
+    // How regular blocks read level 0 (documented at DownsamplerFlagTexelFetch and
+    // DownsamplerFlagSamplerFilter):
     // one-channel formats and RGBA16F gather each 2x2 footprint, one textureGather per channel
     // (exact everywhere; RGBA16F on an H200: 4096^2 80 us against 92 with texelFetch, while sRGB8
     // and RG16F were slower gathered); Average chains of 8-bit UNORM, 11/10-bit float and fp32
@@ -544,14 +554,18 @@ inline VkResult Downsampler::create(const Device& device, const DownsamplerCreat
     // 8-bit filter rounds to 8 bits, and NVIDIA filters fp16 to fp16 precision, so fp16 chains
     // drift past 1 ulp from level 2 on).
     const VkFormat sampledFormat = depth ? info.depthFormat : info.format;
+    // DownsamplerFlagSamplerFilter: one bilinear sample per footprint wherever the format filters.
+    const bool filters =
+        (device.optimalFormatFeatures(sampledFormat) & VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT) != 0;
     std::uint32_t read = detail::kDownsampleReadFetch;
-    if (!(info.flags & DownsamplerFlagTexelFetch)) {
+    if ((info.flags & DownsamplerFlagSamplerFilter) && info.reduction == Reduction::Average && !depth &&
+        fmt->channels > 1 && filters) {
+        read = detail::kDownsampleReadBilinear;
+    } else if (!(info.flags & DownsamplerFlagTexelFetch)) {
         if (fmt->channels == 1 || info.format == VK_FORMAT_R16G16B16A16_SFLOAT) {
             read = detail::kDownsampleReadGather;
         } else if (info.reduction == Reduction::Average && !fmt->srgb &&
-                   info.format != VK_FORMAT_R16G16_SFLOAT && device.properties().vendorID == 0x10DEu &&
-                   (device.optimalFormatFeatures(sampledFormat) &
-                    VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT)) {
+                   info.format != VK_FORMAT_R16G16_SFLOAT && device.properties().vendorID == 0x10DEu && filters) {
             read = detail::kDownsampleReadBilinear;
         }
     }
