@@ -546,9 +546,10 @@ class Job {
     // the level read still holds the poison. Reports through EXPECT.
     void verify(const Staging &staging, const Expected &expected,
                 std::uint32_t firstChecked = 0) const {
+        const bool filtered = (m_case.flags & vkfx::DownsamplerFlagSamplerFilter) && m_format.channels > 1;
         const Tolerance tol = m_case.reduction != Reduction::Average ? Tolerance::Exact
-                              : (m_case.flags & vkfx::DownsamplerFlagSamplerFilter) ? Tolerance::Filtered
-                                                                                     : Tolerance::Average;
+                              : filtered                             ? Tolerance::Filtered
+                                                                     : Tolerance::Average;
         LevelChecker lo(m_format, tol), hi(m_format, tol);
         std::string untouched;
         const std::uint32_t base = m_case.baseLevel;
@@ -922,18 +923,24 @@ INSTANTIATE_TEST_SUITE_P(
                extentName(std::get<2>(p.param));
     });
 
-// DownsamplerFlagSamplerFilter: Average chains read each footprint of the regular blocks with one
-// bilinear sample (sRGB decoded by the sampler; fp16 and 8-bit UNORM on every device), within the
-// filtered bound of the reference (tests/support/formats.hpp), and the edge blocks exactly as
-// ever; ignored by Min chains (bit-exact). 2200x1100: 33x16 regular blocks held two side by side
+// DownsamplerFlagSamplerFilter: Average chains read each 2x2 footprint of level 0 with one bilinear
+// sample (sRGB decoded by the sampler; fp16 and 8-bit UNORM on every device; the 3-wide footprints
+// of odd edges exactly), within the filtered bound of the reference (tests/support/formats.hpp);
+// ignored by Min chains (bit-exact). 2200x1100: 33x16 regular blocks held two side by side
 // beside 50 edge blocks; 255x257: three regular blocks beside edge blocks.
 using FilterParam = std::tuple<VkFormat, VkExtent2D>;
 class DownsampleSamplerFilter : public DownsampleTest, public ::testing::WithParamInterface<FilterParam> {};
 
 TEST_P(DownsampleSamplerFilter, FilteredReadsMatchReferenceWithinTheFilteredBound) {
-    for (Reduction reduction : {Reduction::Average, Reduction::Min}) {
-        const Case c = randomCase(std::get<0>(GetParam()), reduction, std::get<1>(GetParam()),
-                                  5u + static_cast<std::uint32_t>(reduction), vkfx::DownsamplerFlagSamplerFilter);
+    // RGBA16F also with MUTABLE_FORMAT (whose packed view the filtered read does not take) and
+    // with SharedMemoryOnly.
+    const bool half4 = std::get<0>(GetParam()) == VK_FORMAT_R16G16B16A16_SFLOAT;
+    for (std::uint32_t run = 0; run < (half4 ? 4u : 2u); ++run) {
+        const Reduction reduction = run == 1 ? Reduction::Min : Reduction::Average;
+        Case c = randomCase(std::get<0>(GetParam()), reduction, std::get<1>(GetParam()), 5u + run,
+                            vkfx::DownsamplerFlagSamplerFilter |
+                                (run == 3 ? vkfx::DownsamplerFlagSharedMemoryOnly : 0u));
+        c.mutableFormat = run == 2;
         SCOPED_TRACE(c.describe());
         runCase(c);
     }
@@ -1221,6 +1228,38 @@ TEST(DownsampleHelpers, TwoDispatchesWhereTheRuleSays) {
     EXPECT_FALSE(downsampleTwoDispatches(DownsampleDispatches::One, {16384, 16384}, 1, 14, true));
     EXPECT_TRUE(downsampleTwoDispatches(DownsampleDispatches::Two, {129, 130}, 1, 7, true));
     EXPECT_FALSE(downsampleTwoDispatches(DownsampleDispatches::Two, {129, 130}, 1, 6, true));
+}
+
+// How level 0 is read by format, reduction, flags and device (detail::downsampleReadMode):
+// DownsamplerFlagSamplerFilter takes one bilinear sample for Average chains of more than one
+// channel whose format filters, on any device, and leaves every other chain as it was.
+TEST(DownsampleHelpers, ReadModeWhereTheFlagsSay) {
+    using namespace vkfx::detail;
+    using vkfx::Reduction;
+    const vkfx::DownsamplerFlags filter = vkfx::DownsamplerFlagSamplerFilter;
+    const vkfx::DownsamplerFlags fetch = vkfx::DownsamplerFlagTexelFetch;
+    const VkFormat srgb = VK_FORMAT_R8G8B8A8_SRGB, half4 = VK_FORMAT_R16G16B16A16_SFLOAT,
+                   half2 = VK_FORMAT_R16G16_SFLOAT, rgba8 = VK_FORMAT_R8G8B8A8_UNORM, r32 = VK_FORMAT_R32_SFLOAT;
+    // Defaults (flags, reduction, format, channels, sRGB, depth, NVIDIA, filters).
+    EXPECT_EQ(downsampleReadMode(0, Reduction::Average, srgb, 4, true, false, true, true), kDownsampleReadFetch);
+    EXPECT_EQ(downsampleReadMode(0, Reduction::Average, half4, 4, false, false, true, true), kDownsampleReadGather);
+    EXPECT_EQ(downsampleReadMode(0, Reduction::Average, half2, 2, false, false, true, true), kDownsampleReadFetch);
+    EXPECT_EQ(downsampleReadMode(0, Reduction::Average, rgba8, 4, false, false, true, true), kDownsampleReadBilinear);
+    EXPECT_EQ(downsampleReadMode(0, Reduction::Average, rgba8, 4, false, false, false, true), kDownsampleReadFetch);
+    EXPECT_EQ(downsampleReadMode(0, Reduction::Average, r32, 1, false, false, true, true), kDownsampleReadGather);
+    EXPECT_EQ(downsampleReadMode(fetch, Reduction::Average, rgba8, 4, false, false, true, true), kDownsampleReadFetch);
+    EXPECT_EQ(downsampleReadMode(fetch, Reduction::Min, r32, 1, false, true, true, true), kDownsampleReadFetch);
+    // The flag: bilinear for sRGB, RGBA16F, RG16F and 8-bit UNORM off NVIDIA ...
+    EXPECT_EQ(downsampleReadMode(filter, Reduction::Average, srgb, 4, true, false, true, true), kDownsampleReadBilinear);
+    EXPECT_EQ(downsampleReadMode(filter, Reduction::Average, half4, 4, false, false, false, true), kDownsampleReadBilinear);
+    EXPECT_EQ(downsampleReadMode(filter, Reduction::Average, half2, 2, false, false, true, true), kDownsampleReadBilinear);
+    EXPECT_EQ(downsampleReadMode(filter, Reduction::Average, rgba8, 4, false, false, false, true), kDownsampleReadBilinear);
+    // ... but not where the format does not filter, for Min / Max, one channel or depth.
+    EXPECT_EQ(downsampleReadMode(filter, Reduction::Average, half4, 4, false, false, true, false), kDownsampleReadGather);
+    EXPECT_EQ(downsampleReadMode(filter, Reduction::Min, srgb, 4, true, false, true, true), kDownsampleReadFetch);
+    EXPECT_EQ(downsampleReadMode(filter, Reduction::MinMax, half4, 4, false, false, true, true), kDownsampleReadGather);
+    EXPECT_EQ(downsampleReadMode(filter, Reduction::Average, r32, 1, false, false, true, true), kDownsampleReadGather);
+    EXPECT_EQ(downsampleReadMode(filter, Reduction::Average, r32, 1, false, true, true, true), kDownsampleReadGather);
 }
 
 // A stage-0 workgroup holds one regular block up to 384 of them (over all layers), two side by

@@ -89,12 +89,40 @@ enum : std::uint32_t {
     kDownsampleBindingScratch = 3,
 };
 
-// How the kernel reads level 0 of a regular block (spec constant 4 of downsample.comp).
+// How the kernel reads the 2x2 footprints of level 0 (spec constant 4 of downsample.comp; the odd
+// edges' 3-wide footprints always fetch).
 enum DownsampleRead : std::uint32_t {
     kDownsampleReadFetch = 0,    // four texelFetch per 2x2 footprint
     kDownsampleReadBilinear = 1, // one bilinear sample per footprint (Average)
     kDownsampleReadGather = 2,   // one textureGather per channel of each footprint
 };
+
+// The read of a Downsampler (documented at DownsamplerFlagTexelFetch and
+// DownsamplerFlagSamplerFilter) for `format` of `channels` channels, an sRGB format or not, a depth
+// pyramid or not, on an NVIDIA GPU or not, where the format's optimal tiling supports linear
+// filtering (`filters`) or not. By default one-channel formats and RGBA16F gather each footprint,
+// one textureGather per channel (exact everywhere; RGBA16F on an H200: 4096^2 80 us against 92
+// with texelFetch, while sRGB8 and RG16F were slower gathered), and Average chains of 8-bit UNORM,
+// 11/10-bit float and fp32 formats take one bilinear sample per footprint on NVIDIA GPUs, whose
+// filter is finer than those formats (measured on an H200: 8-bit within 0.5 code of the exact
+// mean; lavapipe's 8-bit filter rounds to 8 bits, and NVIDIA filters fp16 to fp16 precision, so
+// fp16 chains drift past 1 ulp from level 2 on). DownsamplerFlagSamplerFilter takes the bilinear
+// sample for every Average chain of more than one channel that filters.
+inline std::uint32_t downsampleReadMode(DownsamplerFlags flags, Reduction reduction, VkFormat format,
+                                        std::uint32_t channels, bool srgb, bool depth, bool nvidia,
+                                        bool filters)
+{
+    const bool average = reduction == Reduction::Average;
+    if ((flags & DownsamplerFlagSamplerFilter) && average && !depth && channels > 1 && filters)
+        return kDownsampleReadBilinear;
+    if (flags & DownsamplerFlagTexelFetch)
+        return kDownsampleReadFetch;
+    if (channels == 1 || format == VK_FORMAT_R16G16B16A16_SFLOAT)
+        return kDownsampleReadGather;
+    if (average && !srgb && format != VK_FORMAT_R16G16_SFLOAT && nvidia && filters)
+        return kDownsampleReadBilinear;
+    return kDownsampleReadFetch;
+}
 
 inline std::uint32_t mipExtent(std::uint32_t e, std::uint32_t level)
 {
@@ -544,31 +572,11 @@ inline VkResult Downsampler::create(const Device& device, const DownsamplerCreat
     const DeviceFunctions& f = device.fn();
     VkDevice d = device.handle();
 
-    // How regular blocks read level 0 (documented at DownsamplerFlagTexelFetch and
-    // DownsamplerFlagSamplerFilter):
-    // one-channel formats and RGBA16F gather each 2x2 footprint, one textureGather per channel
-    // (exact everywhere; RGBA16F on an H200: 4096^2 80 us against 92 with texelFetch, while sRGB8
-    // and RG16F were slower gathered); Average chains of 8-bit UNORM, 11/10-bit float and fp32
-    // formats take one bilinear sample per footprint on NVIDIA GPUs, whose filter is finer than
-    // those formats (measured on an H200: 8-bit within 0.5 code of the exact mean; lavapipe's
-    // 8-bit filter rounds to 8 bits, and NVIDIA filters fp16 to fp16 precision, so fp16 chains
-    // drift past 1 ulp from level 2 on).
     const VkFormat sampledFormat = depth ? info.depthFormat : info.format;
-    // DownsamplerFlagSamplerFilter: one bilinear sample per footprint wherever the format filters.
-    const bool filters =
-        (device.optimalFormatFeatures(sampledFormat) & VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT) != 0;
-    std::uint32_t read = detail::kDownsampleReadFetch;
-    if ((info.flags & DownsamplerFlagSamplerFilter) && info.reduction == Reduction::Average && !depth &&
-        fmt->channels > 1 && filters) {
-        read = detail::kDownsampleReadBilinear;
-    } else if (!(info.flags & DownsamplerFlagTexelFetch)) {
-        if (fmt->channels == 1 || info.format == VK_FORMAT_R16G16B16A16_SFLOAT) {
-            read = detail::kDownsampleReadGather;
-        } else if (info.reduction == Reduction::Average && !fmt->srgb &&
-                   info.format != VK_FORMAT_R16G16_SFLOAT && device.properties().vendorID == 0x10DEu && filters) {
-            read = detail::kDownsampleReadBilinear;
-        }
-    }
+    const std::uint32_t read = detail::downsampleReadMode(
+        info.flags, info.reduction, info.format, fmt->channels, fmt->srgb, depth,
+        device.properties().vendorID == 0x10DEu,
+        (device.optimalFormatFeatures(sampledFormat) & VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT) != 0);
     // Kernels that read each footprint with one sampler read issue a block's reads while the
     // block before it reduces, and keep 2x2 workgroups; the other Average kernels (more than one
     // read a footprint: sRGB, RGBA16F, RG16F, DownsamplerFlagTexelFetch) size them by the waves
