@@ -116,18 +116,18 @@ enum DownsamplerFlagBits : std::uint32_t {
     // their filter being finer than those formats (measured on an H200); everything else reads
     // with texelFetch.
     DownsamplerFlagTexelFetch = 1u << 1,
-    // Average chains of more than one channel: read each 2x2 footprint of level 0 with one
-    // bilinear sample on every device, wherever the format supports linear filtering: sRGB
-    // (decoded by the sampler), RGBA16F and RG16F too, whose exact reads take four texelFetch or a
-    // gather per channel, and off NVIDIA 8-bit UNORM, B10G11R11 and RGBA32F (the 3-wide footprints
-    // of odd edges stay exact). A blit chain filters the same way. Faster for those formats, but
-    // not exact: the filtered value replaces the exact mean of each such footprint in level 1, as
+    // Average chains of more than one channel: read each 2x2 footprint of level 0 with one bilinear
+    // sample on every device, wherever the format supports linear filtering: sRGB (decoded by the
+    // sampler), RGBA16F and RG16F too, whose exact reads take four texelFetch or a gather per
+    // channel, and off NVIDIA 8-bit UNORM, B10G11R11 and RGBA32F (the 3-wide footprints of odd
+    // edges stay exact). A blit chain filters the same way. Faster for those formats, but not
+    // exact: the filtered value replaces the exact mean of each such footprint in level 1, as
     // precise as the device's filter at the kernel's sample point (2^-10 texel off the footprint's
     // centre, so that coordinate rounding cannot cross it), and its error carries into the levels
-    // above. See README, "Sampler-filtered reads", for the bounds
-    // measured on the devices vkfx is tested on and what it gains. Ignored by Min, Max and MinMax
-    // chains, depth pyramids and one-channel formats (their gather is exact and as fast). Not
-    // together with DownsamplerFlagTexelFetch (create fails).
+    // above. See README, "Sampler-filtered reads", for the bounds measured on the devices vkfx is
+    // tested on and what it gains. Ignored by Min, Max and MinMax chains, depth pyramids and
+    // one-channel formats (their gather is exact and as fast). Not together with
+    // DownsamplerFlagTexelFetch (create fails).
     DownsamplerFlagSamplerFilter = 1u << 2,
 };
 // A combination of DownsamplerFlagBits (0: none).
@@ -267,16 +267,15 @@ private:
 enum class DownsampleDispatches : std::uint32_t {
     // Two where more than 6 levels are made above the level read and it holds at least
     // kDownsampleTwoDispatchBlocks (16384) 64x64 blocks over all layers (8192x8192 and larger; a
-    // 4096x4096 cube), or, for formats of more than one channel where subgroup shuffles are in
-    // use, where its level 6 holds more than kDownsampleTwoDispatchTexels6 (2048) texels a layer
+    // 4096x4096 cube), or, for formats of more than one channel where subgroup shuffles are in use,
+    // where its level 6 holds more than kDownsampleTwoDispatchTexels6 (2048) texels a layer
     // (squares from 2944x2944, 4095x4095, 4096x4096, 4096x2112; not 3840x2160, 4096x2048 nor
-    // 8192x1024); else
-    // one. On an H200, two against one: RGBA8 8192^2 113 / 123 us, 16384^2 387 / 425; B10G11R11
-    // 16384^2 405 / 434; R32F 8192^2 104 / 108; RGBA16F 8192^2 256 / 259 (every format faster from
-    // 8192^2 up), RGBA8 4096^2 x6 cube 156 / 170; at 4096^2 RGBA8 40.8 / 43.3, RGBA16F 75.2 / 79.7,
-    // but R32F 38.0 / 37.5. On an H100 at 4095^2: RGBA8 52.9 / 54.0, sRGB8 68.6 / 70.3, RGBA16F
-    // 94.6 / 96.5; at 3000^2 sRGB8 and RGBA16F 1-4% faster too (RGBA8 even); from 2048^2 down up
-    // to 8% slower (a second launch costs more there than the tickets).
+    // 8192x1024); else one. On an H200, two against one: RGBA8 8192^2 113 / 123 us, 16384^2 387 /
+    // 425; B10G11R11 16384^2 405 / 434; R32F 8192^2 104 / 108; RGBA16F 8192^2 256 / 259 (every
+    // format faster from 8192^2 up), RGBA8 4096^2 x6 cube 156 / 170; at 4096^2 RGBA8 40.8 / 43.3,
+    // RGBA16F 75.2 / 79.7, but R32F 38.0 / 37.5. On an H100 at 4095^2: RGBA8 52.9 / 54.0, sRGB8
+    // 68.6 / 70.3, RGBA16F 94.6 / 96.5; at 3000^2 sRGB8 and RGBA16F 1-4% faster too (RGBA8 even);
+    // from 2048^2 down up to 8% slower (a second launch costs more there than the tickets).
     Auto = 0,
     // One dispatch: the last workgroup to finish each 64x64 block of level-6 texels (an atomic
     // ticket per workgroup) goes on with the six levels above it, and so on.
@@ -334,19 +333,17 @@ public:
 
     // Creates the pipelines for one format and reduction (one for a whole chain and one for the
     // second of two dispatches, DownsampleDispatches; RGBA16F without DownsamplerFlagTexelFetch or
-    // DownsamplerFlagSamplerFilter: two more, for targets read through their R32G32_UINT view),
-    // its immutable sampler
-    // and its own scratch (scratchSize bytes, zeroed through a host mapping). `*downsampler` is
-    // destroyed first. Errors (reason in lastError()):
+    // DownsamplerFlagSamplerFilter: two more, for targets read through their R32G32_UINT view), its
+    // immutable sampler and its own scratch (scratchSize bytes, zeroed through a host mapping).
+    // `*downsampler` is destroyed first. Errors (reason in lastError()):
     // VK_ERROR_FORMAT_NOT_SUPPORTED (format not in the list above, or the device cannot sample /
-    // store it; a depthFormat other than D32_SFLOAT / D16_UNORM, or a depth pyramid whose format
-    // is not R32_SFLOAT), VK_ERROR_FEATURE_NOT_PRESENT (B8G8R8A8 without
+    // store it; a depthFormat other than D32_SFLOAT / D16_UNORM, or a depth pyramid whose format is
+    // not R32_SFLOAT), VK_ERROR_FEATURE_NOT_PRESENT (B8G8R8A8 without
     // shaderStorageImageWriteWithoutFormat; R16_UNORM, R16G16_SFLOAT, B10G11R11_UFLOAT_PACK32
     // without shaderStorageImageExtendedFormats), VK_ERROR_VALIDATION_FAILED_EXT (null output,
     // device not created, unknown reduction, unknown flags, DownsamplerFlagTexelFetch with
-    // DownsamplerFlagSamplerFilter), VK_ERROR_OUT_OF_DEVICE_MEMORY (no host-visible
-    // memory type for the scratch), or Vulkan's own.
-    // `device` must outlive the Downsampler (it keeps a pointer).
+    // DownsamplerFlagSamplerFilter), VK_ERROR_OUT_OF_DEVICE_MEMORY (no host-visible memory type for
+    // the scratch), or Vulkan's own. `device` must outlive the Downsampler (it keeps a pointer).
     static VkResult create(const Device& device, const DownsamplerCreateInfo& info,
                            Downsampler* downsampler);
 

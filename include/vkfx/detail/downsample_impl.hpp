@@ -136,32 +136,24 @@ struct DownsampleScratchLayout {
     VkDeviceSize words = 0;
 };
 
-// Whether level 6 of a level read of extent `extent` holds more than
-// kDownsampleTwoDispatchTexels6 texels a layer (46x46 and up, from 2944x2944; 64x33 of 4096x2112;
-// not 3840x2160's 60x33 nor 4096x2048's 64x32).
-inline bool downsampleLargeLevel6(VkExtent2D extent)
-{
-    return std::uint64_t{mipExtent(extent.width, 6)} * mipExtent(extent.height, 6) >
-           kDownsampleTwoDispatchTexels6;
-}
-
 // Whether a record makes its chain in two dispatches (DownsampleDispatches): `levels` levels above
 // the level read, whose extent is `extent`, over `layers` layers. `registersAbove`: the format has
 // more than one channel and the second dispatch reduces regular blocks from registers (subgroup
-// shuffles in use, subgroups of 4 or more); then a large level 6 takes two. H100, one / two
-// dispatches, median us: RGBA8 4095^2 54.0 / 52.9, 3000^2 34.0 / 33.4, 3840x2160 33.2 / 33.0,
-// 4095x2048 34.1 / 34.6, 2048^2 20.6 / 20.9; sRGB8 4095^2 70.3 / 68.6, 3000^2 43.7 / 42.1;
-// RGBA16F 4095^2 96.5 / 94.6, 3000^2 58.2 / 57.5; but R32F 4095^2 55.8 / 57.2, whose one-dispatch
-// tail reads 4-byte words. (H200, 4096^2: RGBA8 43.3 / 40.8, RGBA16F 79.7 / 75.2, sRGB8 60.0 /
-// 58.1, R32F 37.5 / 38.0.)
+// shuffles in use, subgroups of 4 or more); then a level 6 of more than
+// kDownsampleTwoDispatchTexels6 texels a layer takes two (46x46 and up, from 2944x2944; 64x33 of
+// 4096x2112; not 3840x2160's 60x33 nor 4096x2048's 64x32). H100, one / two dispatches, median us:
+// RGBA8 4095^2 54.0 / 52.9, 3000^2 34.0 / 33.4, 3840x2160 33.2 / 33.0, 4095x2048 34.1 / 34.6,
+// 2048^2 20.6 / 20.9; sRGB8 4095^2 70.3 / 68.6, 3000^2 43.7 / 42.1; RGBA16F 4095^2 96.5 / 94.6,
+// 3000^2 58.2 / 57.5; but R32F 4095^2 55.8 / 57.2, whose one-dispatch tail reads 4-byte words.
+// (H200, 4096^2: RGBA8 43.3 / 40.8, RGBA16F 79.7 / 75.2, sRGB8 60.0 / 58.1, R32F 37.5 / 38.0.)
 inline bool downsampleTwoDispatches(DownsampleDispatches d, VkExtent2D extent, std::uint32_t layers,
                                     std::uint32_t levels, bool registersAbove) {
     if (levels <= 6 || d == DownsampleDispatches::One)
         return false;
-    const std::uint64_t blocks =
-        std::uint64_t{mipExtent(extent.width, 6)} * mipExtent(extent.height, 6) * layers;
-    return d == DownsampleDispatches::Two || blocks >= kDownsampleTwoDispatchBlocks ||
-           (registersAbove && downsampleLargeLevel6(extent));
+    // Texels of level 6 in a layer: one per 64x64 block of the level read.
+    const std::uint64_t texels6 = std::uint64_t{mipExtent(extent.width, 6)} * mipExtent(extent.height, 6);
+    return d == DownsampleDispatches::Two || texels6 * layers >= kDownsampleTwoDispatchBlocks ||
+           (registersAbove && texels6 > kDownsampleTwoDispatchTexels6);
 }
 
 // How many regular blocks (64x64 texels of level 0 that the extent's multiple of 64 covers, over
