@@ -763,21 +763,26 @@ INSTANTIATE_TEST_SUITE_P(
                       SizeParam{{1000, 1}}, SizeParam{{3, 3}}, SizeParam{{7, 4}},
                       SizeParam{{63, 65}}, SizeParam{{64, 64}}, SizeParam{{65, 64}},
                       SizeParam{{128, 32}}, SizeParam{{255, 257}}, SizeParam{{1920, 1080}},
-                      SizeParam{{4095, 17}}, SizeParam{{4097, 3}}, SizeParam{{2048, 2048}},
+                      SizeParam{{382, 254}}, SizeParam{{4095, 17}}, SizeParam{{4097, 3}},
+                      SizeParam{{2048, 2048}},
                       SizeParam{{4095, 2175}}, SizeParam{{1600, 1024}}, SizeParam{{2200, 1600}},
                       SizeParam{{4096, 4096}}, SizeParam{{16384, 4}}, SizeParam{{8192, 8192}}),
     [](const ::testing::TestParamInfo<SizeParam> &p) { return extentName(p.param.extent); });
 
-// A generic footprint's reads from shared memory (edge blocks above level +2, the continuing
-// groups' small levels) as one 3x3 window, as GPUs run them, and in loops, as lavapipe does: each
-// against the reference, and the same bits. Odd sizes whose edge blocks take 3x3 footprints and
-// whose chains go on past level 6; MinMax for its two-value accumulators.
+// A generic footprint's reads (from shared memory: edge blocks above level +2, the continuing
+// groups' small levels; and an edge block's odd footprints of level 0) as one 3x3 window, as GPUs
+// run them, and in loops, as lavapipe does: each against the reference, and the same bits. Odd
+// sizes whose edge blocks take 3x3 footprints and whose chains go on past level 6; MinMax for its
+// two-value accumulators; R32F (one gather a 2x2 footprint) where level 1 is odd and level 0 even,
+// so that rows of three 2x2 children are read together.
 TEST_F(DownsampleTest, WindowAndLoopedFootprintReadsAgreeBitForBit) {
-    Case odd, minmax;
+    Case odd, minmax, gathered;
     odd.extent = {1917, 1079};
     minmax.reduction = Reduction::MinMax;
     minmax.extent = {383, 129};
-    for (Case c : {odd, minmax}) {
+    gathered.format = VK_FORMAT_R32_SFLOAT;
+    gathered.extent = {382, 254};
+    for (Case c : {odd, minmax, gathered}) {
         c.seed = 77;
         Case window = c, looped = c;
         window.windowReads = 1;

@@ -82,9 +82,10 @@ const uint kReadFetch = 0u;    // four texelFetch per 2x2 footprint
 const uint kReadBilinear = 1u; // one bilinear sample at the footprint's centre (Average)
 const uint kReadGather = 2u;   // one textureGather of the footprint per channel
 layout(constant_id = 4) const uint kReadMode = kReadFetch;
-// Whether reduceShared reads a footprint as one 3x3 window (true, GPUs) or in loops over it (CPU
-// implementations, whose compilers take about 1.9x as long with the window unrolled at every call
-// site: lavapipe, RGBA8, 11.1 against 5.8 s a pipeline). The same bits either way.
+// Whether reduceShared and reduceLevel1 read a footprint as one 3x3 window (true, GPUs) or in
+// loops over it (CPU implementations, whose compilers take about 1.9x as long with the window
+// unrolled at every call site: lavapipe, RGBA8, 11.1 against 5.8 s a pipeline). The same bits
+// either way.
 layout(constant_id = 5) const bool kWindowReads = true;
 // Whether a regular block reads each footprint with one sampler read (sampleFootprint): a
 // bilinear sample, or the one gather of a one-channel format. (Written per channel count, so that
@@ -536,13 +537,32 @@ void reduceQuadLevel1Pair(uint base, uvec2 q0, uvec2 q1, uint layer, out Acc r0,
     storeLevel(base + 1u, q1, layer, r1);
 }
 
-// Texel q of level base+1, reduced from level base (and written out), in the one order: a row
-// at a time, its (up to 3) reads issued together.
+// Texel q of level base+1, reduced from level base (and written out), in the one order. With
+// kWindowReads all of its (up to 3x3) reads are issued together (H100, the odd edges of 2047^2,
+// 3839x2159 and 1919x1080: 8-18% faster with reduceQuadLevel1Row), else a row's at a time.
 Acc reduceLevel1(uint base, uvec2 q, uint layer)
 {
     uvec2 n = footprintCount(q, base);
     uvec2 f = q * 2u;
     Acc acc;
+    if (kWindowReads) {
+        // The whole footprint's reads issued together: a 3x3 window clamped to it.
+        Acc v[9];
+        [[unroll]] for (uint j = 0u; j < 9u; ++j) v[j] = readInput(base, f + uvec2(min(j % 3u, n.x - 1u), min(j / 3u, n.y - 1u)), layer);
+        [[unroll]] for (uint y = 0u; y < 3u; ++y) {
+            if (y >= n.y) break;
+            Acc row = v[3u * y];
+            [[unroll]] for (uint x = 0u; x < 3u; ++x) {
+                if (x >= n.x) break;
+                consumeInput(base, f + uvec2(x, y), layer, v[3u * y + x]);
+                if (x > 0u) row = accCombine(row, v[3u * y + x]);
+            }
+            acc = y == 0u ? row : accCombine(acc, row);
+        }
+        acc = accFinish(acc, float(n.x * n.y));
+        storeLevel(base + 1u, q, layer, acc);
+        return acc;
+    }
     for (uint y = 0u; y < n.y; ++y) {
         Acc v[3];
         [[unroll]] for (uint x = 0u; x < 3u; ++x) v[x] = readInput(base, f + uvec2(min(x, n.x - 1u), y), layer);
@@ -557,6 +577,31 @@ Acc reduceLevel1(uint base, uvec2 q, uint layer)
     acc = accFinish(acc, float(n.x * n.y));
     storeLevel(base + 1u, q, layer, acc);
     return acc;
+}
+
+// Level base+1 texels q .. q + (count - 1, 0) (count 1 to 3, every footprint 2x2), written out,
+// combined left to right: one sampler read each on level 0 with kOneReadPerFootprint, all issued
+// together, else a pair's eight reads together, then the third's four.
+Acc reduceQuadLevel1Row(uint base, uvec2 q, uint count, uint layer)
+{
+    Acc row;
+    if (base == 0u && kOneReadPerFootprint) {
+        vec4 r[3];
+        [[unroll]] for (uint j = 0u; j < 3u; ++j) r[j] = sampleFootprint(q + uvec2(min(j, count - 1u), 0u), layer);
+        [[unroll]] for (uint j = 0u; j < 3u; ++j) {
+            if (j >= count) break;
+            Acc v = level1Sampled(r[j], q + uvec2(j, 0u), layer);
+            storeLevel(base + 1u, q + uvec2(j, 0u), layer, v);
+            row = j == 0u ? v : accCombine(row, v);
+        }
+        return row;
+    }
+    if (count == 1u) return reduceQuadLevel1(base, q, layer);
+    Acc right;
+    reduceQuadLevel1Pair(base, q, q + uvec2(1u, 0u), layer, row, right);
+    row = accCombine(row, right);
+    if (count > 2u) row = accCombine(row, reduceQuadLevel1(base, q + uvec2(2u, 0u), layer));
+    return row;
 }
 
 // Texel p of level base+2, reduced through level base+1 (both written out). Where every
@@ -590,14 +635,21 @@ Acc reduceLevel2(uint base, uvec2 p, uint layer)
             acc = accFinish(acc, 4.0);
         }
     } else {
-        // Edges of odd levels: one child at a time (one reduceLevel1 in the code, which keeps the
-        // compile time of CPU drivers down), in the one order.
-        Acc row;
-        for (uint i = 0u; i < n.x * n.y; ++i) {
-            uvec2 d = uvec2(i % n.x, i / n.x);
-            Acc v = reduceLevel1(base, f + d, layer);
-            row = d.x == 0u ? v : accCombine(row, v);
-            if (d.x == n.x - 1u) acc = d.y == 0u ? row : accCombine(acc, row);
+        // Edges of odd levels, a row of (up to 3) children at a time in the one order. Where the
+        // row's footprints are 2x2 (only the last child of a level can be wider; a row shares its
+        // height), their reads are issued together, else one child at a time (one reduceLevel1 in
+        // the code, which keeps the compile time of CPU drivers down).
+        for (uint y = 0u; y < n.y; ++y) {
+            uvec2 c = f + uvec2(0u, y);
+            Acc row;
+            uvec2 last = footprintCount(c + uvec2(n.x - 1u, 0u), base);
+            uint quads = last.y != 2u ? 0u : last.x == 2u ? n.x : n.x - 1u;
+            if (quads > 0u) row = reduceQuadLevel1Row(base, c, quads, layer);
+            for (uint x = quads; x < n.x; ++x) {
+                Acc v = reduceLevel1(base, c + uvec2(x, 0u), layer);
+                row = x == 0u ? v : accCombine(row, v);
+            }
+            acc = y == 0u ? row : accCombine(acc, row);
         }
         acc = accFinish(acc, float(n.x * n.y));
     }
