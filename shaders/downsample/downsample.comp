@@ -82,10 +82,10 @@ const uint kReadFetch = 0u;    // four texelFetch per 2x2 footprint
 const uint kReadBilinear = 1u; // one bilinear sample at the footprint's centre (Average)
 const uint kReadGather = 2u;   // one textureGather of the footprint per channel
 layout(constant_id = 4) const uint kReadMode = kReadFetch;
-// Whether reduceShared and reduceLevel1 read a footprint as one 3x3 window (true, GPUs) or in
-// loops over it (CPU implementations, whose compilers take about 1.9x as long with the window
-// unrolled at every call site: lavapipe, RGBA8, 11.1 against 5.8 s a pipeline). The same bits
-// either way.
+// Whether reduceShared and reduceLevel1 read a footprint as one 3x3 window, and reduceLevel2 a row
+// of an edge's 2x2 children together (true, GPUs), or in loops (CPU implementations, whose
+// compilers take about 1.9x as long with the window unrolled at every call site: lavapipe, RGBA8,
+// 11.1 against 5.8 s a pipeline). The same bits either way.
 layout(constant_id = 5) const bool kWindowReads = true;
 // Whether a regular block reads each footprint with one sampler read (sampleFootprint): a
 // bilinear sample, or the one gather of a one-channel format. (Written per channel count, so that
@@ -634,11 +634,22 @@ Acc reduceLevel2(uint base, uvec2 p, uint layer)
             }
             acc = accFinish(acc, 4.0);
         }
+    } else if (!kWindowReads) {
+        // Edges of odd levels on CPU drivers: one child at a time (one reduceLevel1 in the code,
+        // which keeps their compile time down: lavapipe compiled RGBA8 kernels about 1.5x as long
+        // with the rows below), in the one order.
+        Acc row;
+        for (uint i = 0u; i < n.x * n.y; ++i) {
+            uvec2 d = uvec2(i % n.x, i / n.x);
+            Acc v = reduceLevel1(base, f + d, layer);
+            row = d.x == 0u ? v : accCombine(row, v);
+            if (d.x == n.x - 1u) acc = d.y == 0u ? row : accCombine(acc, row);
+        }
+        acc = accFinish(acc, float(n.x * n.y));
     } else {
-        // Edges of odd levels, a row of (up to 3) children at a time in the one order. Where the
-        // row's footprints are 2x2 (only the last child of a level can be wider; a row shares its
-        // height), their reads are issued together, else one child at a time (one reduceLevel1 in
-        // the code, which keeps the compile time of CPU drivers down).
+        // Edges of odd levels, a row of (up to 3) children at a time in the one order: the children
+        // of a row whose footprints are 2x2 (only the last child of a level can be wider; a row
+        // shares its height) have their reads issued together, the others go one at a time.
         for (uint y = 0u; y < n.y; ++y) {
             uvec2 c = f + uvec2(0u, y);
             Acc row;
