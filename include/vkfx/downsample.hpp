@@ -120,7 +120,8 @@ enum DownsamplerFlagBits : std::uint32_t {
     // sample on every device, wherever the format supports linear filtering: sRGB (decoded by the
     // sampler), RGBA16F and RG16F too, whose exact reads take four texelFetch or a gather per
     // channel, and off NVIDIA 8-bit UNORM, B10G11R11 and RGBA32F (the 3-wide footprints of odd
-    // edges stay exact). A blit chain filters the same way. Faster for those formats, but not
+    // edges stay exact; on CPU drivers, every footprint under the last level-2 texels of an odd
+    // edge). A blit chain filters the same way. Faster for those formats, but not
     // exact: the filtered value replaces the exact mean of each such footprint in level 1, as
     // precise as the device's filter at the kernel's sample point (2^-10 texel off the footprint's
     // centre, so that coordinate rounding cannot cross it), and its error carries into the levels

@@ -85,7 +85,8 @@ layout(constant_id = 4) const uint kReadMode = kReadFetch;
 // Whether reduceShared and reduceLevel1 read a footprint as one 3x3 window, and reduceLevel2 a row
 // of an edge's 2x2 children together (true, GPUs), or in loops (CPU implementations, whose
 // compilers take about 1.9x as long with the window unrolled at every call site: lavapipe, RGBA8,
-// 11.1 against 5.8 s a pipeline). The same bits either way.
+// 11.1 against 5.8 s a pipeline). The same bits either way, but for a bilinear read of level 0,
+// where the rows sample an edge's 2x2 children and the loops fetch them.
 layout(constant_id = 5) const bool kWindowReads = true;
 // Whether a regular block reads each footprint with one sampler read (sampleFootprint): a
 // bilinear sample, or the one gather of a one-channel format. (Written per channel count, so that
@@ -539,7 +540,7 @@ void reduceQuadLevel1Pair(uint base, uvec2 q0, uvec2 q1, uint layer, out Acc r0,
 
 // Texel q of level base+1, reduced from level base (and written out), in the one order. With
 // kWindowReads all of its (up to 3x3) reads are issued together (H100, the odd edges of 2047^2,
-// 3839x2159 and 1919x1080: 8-18% faster with reduceQuadLevel1Row), else a row's at a time.
+// 3839x2159 and 1919x1080: 14-18% faster with reduceQuadLevel1Row), else a row's at a time.
 Acc reduceLevel1(uint base, uvec2 q, uint layer)
 {
     uvec2 n = footprintCount(q, base);
@@ -548,7 +549,8 @@ Acc reduceLevel1(uint base, uvec2 q, uint layer)
     if (kWindowReads) {
         // The whole footprint's reads issued together: a 3x3 window clamped to it.
         Acc v[9];
-        [[unroll]] for (uint j = 0u; j < 9u; ++j) v[j] = readInput(base, f + uvec2(min(j % 3u, n.x - 1u), min(j / 3u, n.y - 1u)), layer);
+        [[unroll]] for (uint j = 0u; j < 9u; ++j)
+            v[j] = readInput(base, f + uvec2(min(j % 3u, n.x - 1u), min(j / 3u, n.y - 1u)), layer);
         [[unroll]] for (uint y = 0u; y < 3u; ++y) {
             if (y >= n.y) break;
             Acc row = v[3u * y];
@@ -636,7 +638,7 @@ Acc reduceLevel2(uint base, uvec2 p, uint layer)
         }
     } else if (!kWindowReads) {
         // Edges of odd levels on CPU drivers: one child at a time (one reduceLevel1 in the code,
-        // which keeps their compile time down: lavapipe compiled RGBA8 kernels about 1.5x as long
+        // which keeps their compile time down: lavapipe compiled RGBA8 kernels about 1.3x as long
         // with the rows below), in the one order.
         Acc row;
         for (uint i = 0u; i < n.x * n.y; ++i) {

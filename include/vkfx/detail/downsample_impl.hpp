@@ -237,10 +237,11 @@ inline DownsampleGroupShape downsampleGatherShape(DownsampleGroupShape shape, st
 
 // Whether the kernel reads a generic footprint (from shared memory, and of an edge block's level 0
 // or published input) as one 3x3 window, and a row of an edge's 2x2 footprints together (spec
-// constant 5 of downsample.comp; the same bits as its loops): on every device but CPU implementations, whose compilers take about 1.9x as long with it
-// (lavapipe, RGBA8: 11.1 against 5.8 s a pipeline; on an H200 the window made RGBA8 1920x1080 17.0
-// -> 15.3 us). downsampleWindowReadsOverride (tests only, not thread-safe): 0 the rule, 1 the
-// window, 2 the loops, for Downsamplers created after.
+// constant 5 of downsample.comp; the same bits as its loops but for the bilinear read mode): on
+// every device but CPU implementations, whose compilers take about 1.9x as long with it (lavapipe,
+// RGBA8: 11.1 against 5.8 s a pipeline; on an H200 the window made RGBA8 1920x1080 17.0 -> 15.3
+// us). downsampleWindowReadsOverride (tests only, not thread-safe): 0 the rule, 1 the window, 2
+// the loops, for Downsamplers created after.
 inline int downsampleWindowReadsOverride = 0;
 inline VkBool32 downsampleWindowReads(VkPhysicalDeviceType type) {
     if (downsampleWindowReadsOverride != 0)
