@@ -793,12 +793,8 @@ TEST_F(DownsampleTest, WindowAndLoopedFootprintReadsAgreeBitForBit) {
         window.windowReads = 1;
         looped.windowReads = 2;
         SCOPED_TRACE(c.describe());
-        const FormatInfo &f = formatInfo(c.format);
-        const bool nvidia = ctx().vkfx.properties().vendorID == 0x10DEu;
-        const VkFormatFeatureFlags features = ctx().vkfx.optimalFormatFeatures(c.format);
-        const bool filters = (features & VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT) != 0;
-        const std::uint32_t read = vkfx::detail::downsampleReadMode(
-            c.flags, c.reduction, c.format, f.channels, f.srgb, false, nvidia, filters);
+        const std::uint32_t read = vkfx::detail::downsampleReadModeOn(
+            ctx().vkfx, downsamplerInfo(c), *vkfx::detail::findDownsampleFormat(c.format));
         runBothWays(window, looped, "window and looped reads",
                     read != vkfx::detail::kDownsampleReadBilinear);
         if (HasFatalFailure())

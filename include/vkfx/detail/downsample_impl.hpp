@@ -124,6 +124,20 @@ inline std::uint32_t downsampleReadMode(DownsamplerFlags flags, Reduction reduct
     return kDownsampleReadFetch;
 }
 
+// downsampleReadMode for a Downsampler of `info` (format `fmt`) on `device`: the device's vendor,
+// and whether the optimal tiling of the format level 0 is sampled as (depthFormat for a depth
+// pyramid) filters linearly. Downsampler::create and the tests take the read mode from here.
+inline std::uint32_t downsampleReadModeOn(const Device& device, const DownsamplerCreateInfo& info,
+                                          const DownsampleFormat& fmt)
+{
+    const bool depth = info.depthFormat != VK_FORMAT_UNDEFINED;
+    const VkFormat sampledFormat = depth ? info.depthFormat : info.format;
+    return downsampleReadMode(info.flags, info.reduction, info.format, fmt.channels, fmt.srgb, depth,
+                              device.properties().vendorID == 0x10DEu,
+                              (device.optimalFormatFeatures(sampledFormat) &
+                               VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT) != 0);
+}
+
 inline std::uint32_t mipExtent(std::uint32_t e, std::uint32_t level)
 {
     return vkfx::mipExtent(VkExtent2D{e, 1u}, level).width;
@@ -566,11 +580,7 @@ inline VkResult Downsampler::create(const Device& device, const DownsamplerCreat
     const DeviceFunctions& f = device.fn();
     VkDevice d = device.handle();
 
-    const VkFormat sampledFormat = depth ? info.depthFormat : info.format;
-    const std::uint32_t read = detail::downsampleReadMode(
-        info.flags, info.reduction, info.format, fmt->channels, fmt->srgb, depth,
-        device.properties().vendorID == 0x10DEu,
-        (device.optimalFormatFeatures(sampledFormat) & VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT) != 0);
+    const std::uint32_t read = detail::downsampleReadModeOn(device, info, *fmt);
     // Kernels that read each footprint with one sampler read issue a block's reads while the
     // block before it reduces, and keep 2x2 workgroups; the other Average kernels (more than one
     // read a footprint: sRGB, RGBA16F, RG16F, DownsamplerFlagTexelFetch) size them by the waves
