@@ -111,10 +111,12 @@ struct DownsamplerKey {
     vkfx::DepthLevelZero levelZero;
     vkfx::DownsamplerFlags flags;
     int windowReads;
+    bool edgeOrder;
     std::int64_t groupSlots;
     bool operator<(const DownsamplerKey &o) const {
-        return std::tie(format, reduction, depthFormat, levelZero, flags, windowReads, groupSlots) <
-               std::tie(o.format, o.reduction, o.depthFormat, o.levelZero, o.flags, o.windowReads, o.groupSlots);
+        return std::tie(format, reduction, depthFormat, levelZero, flags, windowReads, edgeOrder, groupSlots) <
+               std::tie(o.format, o.reduction, o.depthFormat, o.levelZero, o.flags, o.windowReads, o.edgeOrder,
+                        o.groupSlots);
     }
 };
 
@@ -128,20 +130,28 @@ std::map<DownsamplerKey, std::unique_ptr<vkfx::Downsampler>> &downsamplerCache()
 }
 
 // A Downsampler for `info` (default scratch size), or null after a test failure. `windowReads`,
-// `groupSlots`: Case::windowReads, Case::groupSlots.
+// `edgeOrder`, `groupSlots`: Case::windowReads, Case::edgeOrder, Case::groupSlots.
 const vkfx::Downsampler *cachedDownsampler(const vkfx::DownsamplerCreateInfo &info,
-                                           int windowReads = 0, std::int64_t groupSlots = -1) {
+                                           int windowReads = 0, int edgeOrder = 0,
+                                           std::int64_t groupSlots = -1) {
+    // (Keyed by what the override makes of the device's rule, so that a case that names the rule's
+    // choice shares the Downsampler of the cases that leave it.)
+    vkfx::detail::downsampleEdgeOrderOverride = edgeOrder;
+    const bool edgeOrderOn = vkfx::detail::downsampleEdgeOrder(ctx().vkfx.properties().deviceType);
+    vkfx::detail::downsampleEdgeOrderOverride = 0;
     DownsamplerKey key{info.format, info.reduction, info.depthFormat, info.depthLevelZero,
-                       info.flags,  windowReads,    groupSlots};
+                       info.flags,  windowReads,    edgeOrderOn,       groupSlots};
     auto &cache = downsamplerCache();
     auto it = cache.find(key);
     if (it != cache.end())
         return it->second.get();
     auto ds = std::make_unique<vkfx::Downsampler>();
     vkfx::detail::downsampleWindowReadsOverride = windowReads;
+    vkfx::detail::downsampleEdgeOrderOverride = edgeOrder;
     vkfx::detail::downsampleGroupSlotsOverride = groupSlots;
     VkResult r = vkfx::Downsampler::create(ctx().vkfx, info, ds.get());
     vkfx::detail::downsampleWindowReadsOverride = 0;
+    vkfx::detail::downsampleEdgeOrderOverride = 0;
     vkfx::detail::downsampleGroupSlotsOverride = -1;
     if (r != VK_SUCCESS) {
         ADD_FAILURE() << "vkfx::Downsampler::create(" << formatName(info.format) << ", "
@@ -308,6 +318,10 @@ struct Case {
     // The Downsampler's generic footprints read from shared memory as: 0 the device's rule
     // (loops on lavapipe), 1 one 3x3 window (GPUs), 2 loops (detail::downsampleWindowReads).
     int windowReads = 0;
+    // Whether the Downsampler has a pipeline whose edge blocks make their odd level-2 texels last,
+    // for chains that are not a multiple of 4 on a side: 0 the device's rule (not on lavapipe), 1
+    // yes, 2 no (detail::downsampleEdgeOrder).
+    int edgeOrder = 0;
     // Workgroup slots the Downsampler's shape rule takes for kernels without read-ahead: -1 the
     // device's, else this many (0: not known; detail::downsampleGroupShape).
     std::int64_t groupSlots = -1;
@@ -341,6 +355,8 @@ struct Case {
             s += " TwoDispatches";
         if (windowReads)
             s += windowReads == 1 ? " WindowReads" : " LoopedReads";
+        if (edgeOrder)
+            s += edgeOrder == 1 ? " OddEdgesLast" : " RowMajorEdges";
         if (groupSlots >= 0)
             s += " " + std::to_string(groupSlots) + " slots";
         return s;
@@ -631,7 +647,7 @@ vkfx::DownsamplerCreateInfo downsamplerInfo(const Case &c) {
 
 // The cached Downsampler a case runs on (its create info and Case::windowReads).
 const vkfx::Downsampler *cachedDownsampler(const Case &c) {
-    return cachedDownsampler(downsamplerInfo(c), c.windowReads, c.groupSlots);
+    return cachedDownsampler(downsamplerInfo(c), c.windowReads, c.edgeOrder, c.groupSlots);
 }
 
 class DownsampleTest : public GpuTest {
@@ -797,6 +813,37 @@ TEST_F(DownsampleTest, WindowAndLoopedFootprintReadsAgreeBitForBit) {
             ctx().vkfx, downsamplerInfo(c), *vkfx::detail::findDownsampleFormat(c.format));
         runBothWays(window, looped, "window and looped reads",
                     read != vkfx::detail::kDownsampleReadBilinear);
+        if (HasFatalFailure())
+            return;
+    }
+}
+
+// An edge block's level-2 texels in row-major order, and with those whose footprints are not 4x4
+// last (the pipeline GPUs bind for chains that are not a multiple of 4 on a side): each against
+// the reference, and the same bits. RGBA8 1917x1079 (both sides odd at level 0; the chain goes on
+// past level 6), 5x301 (level 2 one texel wide, and not interior: no interior column at all) and
+// R32F MinMax 382x254 (level 1 odd, level 0 even).
+TEST_F(DownsampleTest, OddEdgeTexelsLastAgreeBitForBit) {
+    using vkfx::detail::downsampleOddEdges;
+    ASSERT_TRUE(downsampleOddEdges({2047, 2047}, 1, 1024));  // 961 blocks
+    ASSERT_FALSE(downsampleOddEdges({2879, 1619}, 1, 1024)); // 1125
+    ASSERT_TRUE(downsampleOddEdges({2879, 1619}, 1, 2048));
+    ASSERT_FALSE(downsampleOddEdges({2047, 2047}, 3, 2048));
+    ASSERT_FALSE(downsampleOddEdges({1920, 1080}, 1, 2048)); // multiples of 4
+    ASSERT_TRUE(downsampleOddEdges({1920, 1078}, 1, 2048));
+    Case odd, narrow, minmax;
+    odd.extent = {1917, 1079};
+    narrow.extent = {5, 301};
+    minmax.format = VK_FORMAT_R32_SFLOAT;
+    minmax.reduction = Reduction::MinMax;
+    minmax.extent = {382, 254};
+    for (Case c : {odd, narrow, minmax}) {
+        c.seed = 83;
+        Case last = c, rowMajor = c;
+        last.edgeOrder = 1;
+        rowMajor.edgeOrder = 2;
+        SCOPED_TRACE(last.describe());
+        runBothWays(last, rowMajor, "odd edge texels last and row-major");
         if (HasFatalFailure())
             return;
     }

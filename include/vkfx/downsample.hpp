@@ -41,12 +41,14 @@
 // group to finish, which goes on with the next six levels - so any extent and any number of layers
 // is one dispatch. (On large images, 8192x8192 and up, and from 2944x2944 in formats of more than
 // one channel, a second dispatch makes the levels above 6 instead, with a pipeline of its own, and
-// the first takes no tickets: faster there; DownsampleDispatches.) Counters are handed over under
-// the Vulkan memory model and left at zero. Interior blocks read each 2x2 footprint with
-// one sampler fetch where that is exact enough (see DownsamplerFlagTexelFetch; with
-// DownsamplerFlagSamplerFilter, wherever the format filters, not exactly) and use subgroup
-// shuffles where the device has them (DownsamplerFlagSharedMemoryOnly turns that off; both paths
-// give identical results).
+// the first takes no tickets: faster there; DownsampleDispatches. On GPUs, a chain whose side is
+// not a multiple of 4, of at most 1024 blocks (2048 where a footprint is one sampler read), binds
+// a build of the kernel whose edge blocks make their odd texels of level 2 last: the same
+// results.) Counters are handed over under the Vulkan memory model and left at zero. Interior
+// blocks read each 2x2 footprint with one sampler fetch where that is exact enough (see
+// DownsamplerFlagTexelFetch; with DownsamplerFlagSamplerFilter, wherever the format filters, not
+// exactly) and use subgroup shuffles where the device has them (DownsamplerFlagSharedMemoryOnly
+// turns that off; both paths give identical results).
 //
 // Formats (format / what is written through):
 //   R8G8B8A8_UNORM, B8G8R8A8_UNORM, R16G16B16A16_SFLOAT, R16G16_SFLOAT, R32_SFLOAT,
@@ -332,10 +334,12 @@ public:
     // The most levels one record writes (a 32768 chain from level 0).
     static constexpr std::uint32_t kMaxOutputLevels = 15;
 
-    // Creates the pipelines for one format and reduction (one for a whole chain and one for the
-    // second of two dispatches, DownsampleDispatches; RGBA16F without DownsamplerFlagTexelFetch or
-    // DownsamplerFlagSamplerFilter: two more, for targets read through their R32G32_UINT view), its
-    // immutable sampler and its own scratch (scratchSize bytes, zeroed through a host mapping).
+    // Creates the pipelines for one format and reduction (one for a whole chain, one for the
+    // second of two dispatches, DownsampleDispatches, and on devices other than CPU
+    // implementations one for chains with odd edges, see "How it works"; RGBA16F without
+    // DownsamplerFlagTexelFetch or DownsamplerFlagSamplerFilter: as many more, for targets read
+    // through their R32G32_UINT view), its immutable sampler and its own scratch (scratchSize
+    // bytes, zeroed through a host mapping).
     // `*downsampler` is destroyed first. Errors (reason in lastError()):
     // VK_ERROR_FORMAT_NOT_SUPPORTED (format not in the list above, or the device cannot sample /
     // store it; a depthFormat other than D32_SFLOAT / D16_UNORM, or a depth pyramid whose format is
@@ -424,6 +428,10 @@ private:
     VkPipelineLayout m_pipelineLayout = VK_NULL_HANDLE;
     VkPipeline m_pipeline = VK_NULL_HANDLE;
     VkPipeline m_pipelinePacked = VK_NULL_HANDLE; // reads a target's packed view (RGBA16F)
+    // The same with edge blocks' odd level-2 texels last (extents not a multiple of 4; GPUs).
+    VkPipeline m_pipelineOddEdges = VK_NULL_HANDLE;
+    VkPipeline m_pipelineOddEdgesPacked = VK_NULL_HANDLE;
+    std::uint64_t m_oddEdgeBlocks = 0; // the most blocks a chain that binds them has
     // The second dispatch's pipelines (two dispatches, by Auto or Two): the levels above 6 only.
     VkPipeline m_pipelineAbove = VK_NULL_HANDLE;
     VkPipeline m_pipelineAbovePacked = VK_NULL_HANDLE;

@@ -102,6 +102,14 @@ const bool kOneReadPerFootprint = kReadMode == kReadBilinear;
 // code above stage 0 can change without changing how the compiler builds stage 0.)
 layout(constant_id = 6) const bool kAboveOnly = false;
 
+// Whether an edge block makes its interior level-2 texels first and the others of its last column
+// and row after them (reduceBlock). Those take up to 12 footprint reads each; in row-major order
+// every round of the loop holds one such lane in each subgroup, which the subgroup waits for. The
+// host binds a pipeline with this on for chains whose width or height is not a multiple of 4 (the
+// only ones with such texels), and keeps the one without it for the rest: the compiler built every
+// stage 0 differently with the reordered loop in it (H100, sRGB8 3840x2160 +3%).
+layout(constant_id = 7) const bool kEdgeOrder = false;
+
 // Whether reduceBlock makes level +1 of a non-regular block above stage 0 in shared memory.
 const bool kSpreadLevel1 = VKFX_CHANNELS > 1;
 
@@ -850,9 +858,28 @@ void reduceBlock(uint base, uvec2 b, uint layer)
             blockRange(b, base, 2u, first2, end2);
             uvec2 size2 = end2 - first2;
             uint count = size2.x * size2.y;
-            for (uint i = tid; i < count; i += kGroupSize) {
-                uvec2 local = uvec2(i % size2.x, i / size2.x);
-                sharedStore(false, i, reduceLevel2(base, first2 + local, layer));
+            if (kEdgeOrder) {
+                // `odd`: 1 where the block's last column (row) of level +2 is not interior (a
+                // child 3 wide, or one with a footprint 3 wide). The interior texels (size2 - odd)
+                // row-major, then the last column's, then the last row's.
+                uvec2 last = end2 - 1u;
+                uvec2 odd = uvec2(notEqual(footprintCount(last, base + 1u), uvec2(2u))) |
+                            uvec2(notEqual(footprintCount(last * 2u + 1u, base), uvec2(2u)));
+                uvec2 inner = size2 - odd;
+                uint innerCount = inner.x * inner.y;
+                uint columnCount = odd.x * inner.y;
+                for (uint i = tid; i < count; i += kGroupSize) {
+                    uint j = i - innerCount;
+                    uvec2 local = i < innerCount   ? uvec2(i % max(inner.x, 1u), i / max(inner.x, 1u))
+                                  : j < columnCount ? uvec2(size2.x - 1u, j)
+                                                    : uvec2(j - columnCount, size2.y - 1u);
+                    sharedStore(false, local.y * size2.x + local.x, reduceLevel2(base, first2 + local, layer));
+                }
+            } else {
+                for (uint i = tid; i < count; i += kGroupSize) {
+                    uvec2 local = uvec2(i % size2.x, i / size2.x);
+                    sharedStore(false, i, reduceLevel2(base, first2 + local, layer));
+                }
             }
             level = base + 2u;
         }

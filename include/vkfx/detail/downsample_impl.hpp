@@ -263,6 +263,42 @@ inline VkBool32 downsampleWindowReads(VkPhysicalDeviceType type) {
     return type != VK_PHYSICAL_DEVICE_TYPE_CPU ? VK_TRUE : VK_FALSE;
 }
 
+// Whether a Downsampler also makes a pipeline whose edge blocks make their level-2 texels with odd
+// footprints after the others (spec constant 7 of downsample.comp; the same bits), for chains
+// whose level read is not a multiple of 4 on a side (downsampleOddEdges): on every device but CPU
+// implementations, where it would only add a pipeline's compile time. (With the reordered loop in
+// the one pipeline, sizes that never run it were slower: H100, sRGB8 3840x2160 39.1 -> 40.4 us,
+// RGBA16F 4096^2 87.5 -> 89.5.) downsampleEdgeOrderOverride (tests only, not thread-safe): 0 the rule, 1 on, 2 off, for
+// Downsamplers created after.
+inline int downsampleEdgeOrderOverride = 0;
+inline bool downsampleEdgeOrder(VkPhysicalDeviceType type) {
+    if (downsampleEdgeOrderOverride != 0)
+        return downsampleEdgeOrderOverride == 1;
+    return type != VK_PHYSICAL_DEVICE_TYPE_CPU;
+}
+
+// The most 64x64 blocks of the level read (over all layers) with which a chain that has odd edge
+// texels binds that pipeline (downsampleOddEdges): 2048 for kernels that read a regular footprint
+// with one sampler read, 1024 for the others. Edge groups come first in dispatch order and end
+// last; on larger images the regular blocks take the time, and the reordered pipeline's build of
+// them was slower where a footprint takes several reads. H100, median us, row-major / odd texels
+// last (docs/downsample-performance.md v44): 2047^2 (961 blocks) RGBA8 28.6 / 22.4, sRGB8 32.5 /
+// 26.8, RGBA16F 39.6 / 34.3, R32F 27.1 / 20.9; 2879x1619 (1125) RGBA16F 36.9 / 37.2; 3839x2159
+// (1947) RGBA8 35.3 / 33.8, R32F 37.1 / 32.9, sRGB8 40.7 / 42.1, RGBA16F 54.1 / 56.7; 4095^2
+// (3969) RGBA8 51.6 / 51.8.
+inline std::uint64_t downsampleOddEdgeBlocks(bool oneReadPerFootprint) {
+    return oneReadPerFootprint ? 2048 : 1024;
+}
+
+// Whether a chain read from a level of `extent` over `layers` layers binds the pipeline with odd
+// edge texels last: a side that is not a multiple of 4 (so level 2 has texels whose footprint is
+// not 4x4, which only edge blocks hold), and at most `maxBlocks` 64x64 blocks.
+inline bool downsampleOddEdges(VkExtent2D extent, std::uint32_t layers, std::uint64_t maxBlocks) {
+    if ((extent.width & 3u) == 0 && (extent.height & 3u) == 0)
+        return false;
+    return std::uint64_t{mipExtent(extent.width, 6)} * mipExtent(extent.height, 6) * layers <= maxBlocks;
+}
+
 // Scratch words of one published texel: three channels are padded to four (one 16-byte quad, as the
 // kernel's kVecWords), MinMax holds two values.
 inline std::uint32_t downsampleWordsPerTexel(std::uint32_t channels, bool minmax) {
@@ -493,6 +529,9 @@ inline void Downsampler::swap(Downsampler& other) noexcept
     std::swap(m_pipelineLayout, other.m_pipelineLayout);
     std::swap(m_pipeline, other.m_pipeline);
     std::swap(m_pipelinePacked, other.m_pipelinePacked);
+    std::swap(m_pipelineOddEdges, other.m_pipelineOddEdges);
+    std::swap(m_pipelineOddEdgesPacked, other.m_pipelineOddEdgesPacked);
+    std::swap(m_oddEdgeBlocks, other.m_oddEdgeBlocks);
     std::swap(m_pipelineAbove, other.m_pipelineAbove);
     std::swap(m_pipelineAbovePacked, other.m_pipelineAbovePacked);
     std::swap(m_sampler, other.m_sampler);
@@ -509,6 +548,8 @@ inline void Downsampler::destroy()
     const VkAllocationCallbacks* a = m_device->allocator();
     if (m_pipeline) f.vkDestroyPipeline(d, m_pipeline, a);
     if (m_pipelinePacked) f.vkDestroyPipeline(d, m_pipelinePacked, a);
+    if (m_pipelineOddEdges) f.vkDestroyPipeline(d, m_pipelineOddEdges, a);
+    if (m_pipelineOddEdgesPacked) f.vkDestroyPipeline(d, m_pipelineOddEdgesPacked, a);
     if (m_pipelineAbove) f.vkDestroyPipeline(d, m_pipelineAbove, a);
     if (m_pipelineAbovePacked) f.vkDestroyPipeline(d, m_pipelineAbovePacked, a);
     if (m_pipelineLayout) f.vkDestroyPipelineLayout(d, m_pipelineLayout, a);
@@ -518,6 +559,9 @@ inline void Downsampler::destroy()
     if (m_scratchMemory) f.vkFreeMemory(d, m_scratchMemory, a);
     m_pipeline = VK_NULL_HANDLE;
     m_pipelinePacked = VK_NULL_HANDLE;
+    m_pipelineOddEdges = VK_NULL_HANDLE;
+    m_pipelineOddEdgesPacked = VK_NULL_HANDLE;
+    m_oddEdgeBlocks = 0;
     m_pipelineAbove = VK_NULL_HANDLE;
     m_pipelineAbovePacked = VK_NULL_HANDLE;
     m_pipelineLayout = VK_NULL_HANDLE;
@@ -616,23 +660,26 @@ inline VkResult Downsampler::create(const Device& device, const DownsamplerCreat
         std::uint32_t read;
         VkBool32 windowReads;
         VkBool32 aboveOnly;
+        VkBool32 edgeOrder;
     } spec{minmax ? 0u : static_cast<std::uint32_t>(info.reduction),
            device.subgroupShuffle() && !(info.flags & DownsamplerFlagSharedMemoryOnly),
            ds.m_srgbEncode,
            depth && info.depthLevelZero == DepthLevelZero::Copy ? 1u : 0u,
            read,
            detail::downsampleWindowReads(device.properties().deviceType),
+           VK_FALSE,
            VK_FALSE};
-    VkSpecializationMapEntry entries[7] = {{0, offsetof(Spec, reduction), sizeof(std::uint32_t)},
+    VkSpecializationMapEntry entries[8] = {{0, offsetof(Spec, reduction), sizeof(std::uint32_t)},
                                            {1, offsetof(Spec, useSubgroups), sizeof(VkBool32)},
                                            {2, offsetof(Spec, srgb), sizeof(VkBool32)},
                                            {3, offsetof(Spec, copyLevel0), sizeof(std::uint32_t)},
                                            {4, offsetof(Spec, read), sizeof(std::uint32_t)},
                                            {5, offsetof(Spec, windowReads), sizeof(VkBool32)},
-                                           {6, offsetof(Spec, aboveOnly), sizeof(VkBool32)}};
+                                           {6, offsetof(Spec, aboveOnly), sizeof(VkBool32)},
+                                           {7, offsetof(Spec, edgeOrder), sizeof(VkBool32)}};
     // (reduceRegularAbove's condition: full subgroups of 4 or more lanes with shuffles.)
     ds.m_registersAbove = fmt->channels > 1 && spec.useSubgroups && device.subgroupSize() >= 4;
-    VkSpecializationInfo specInfo{7, entries, sizeof(Spec), &spec};
+    VkSpecializationInfo specInfo{8, entries, sizeof(Spec), &spec};
     // A pipeline of the format's kernel, or of its packed-view kernel, with `spec` as it stands.
     auto create = [&](bool packed, VkPipeline* pipeline) {
         const std::uint32_t* code = packed ? (minmax ? fmt->packedMinmax : fmt->packedSingle)
@@ -648,6 +695,22 @@ inline VkResult Downsampler::create(const Device& device, const DownsamplerCreat
         r = create(true, &ds.m_pipelinePacked);
         if (r != VK_SUCCESS) return r;
     }
+    // A variant of both: of the format's kernel, and of the packed one where the Downsampler has it.
+    auto createVariant = [&](VkPipeline* pipeline, VkPipeline* packed) {
+        VkResult result = create(false, pipeline);
+        if (result == VK_SUCCESS && ds.m_pipelinePacked) result = create(true, packed);
+        return result;
+    };
+    // Chains with odd level-2 texels (downsampleOddEdges): the same kernel with the edge blocks'
+    // loop reordered (downsample.comp, kEdgeOrder), a pipeline of its own so that the others keep
+    // their build.
+    if (detail::downsampleEdgeOrder(device.properties().deviceType)) {
+        spec.edgeOrder = VK_TRUE;
+        r = createVariant(&ds.m_pipelineOddEdges, &ds.m_pipelineOddEdgesPacked);
+        if (r != VK_SUCCESS) return r;
+        spec.edgeOrder = VK_FALSE;
+        ds.m_oddEdgeBlocks = detail::downsampleOddEdgeBlocks(readsAhead);
+    }
     // The second dispatch's pipelines: the same kernel with stage 0 compiled away, whose regular
     // blocks above stage 0 read each invocation's 16 published texels at once and make two levels
     // in registers (H200, two dispatches before / after, median us: RGBA8 8192^2 115.8 / 113.2,
@@ -655,12 +718,8 @@ inline VkResult Downsampler::create(const Device& device, const DownsamplerCreat
     // variant for records that read RGBA16F through its packed view, whose source binding it
     // declares).
     spec.aboveOnly = VK_TRUE;
-    r = create(false, &ds.m_pipelineAbove);
+    r = createVariant(&ds.m_pipelineAbove, &ds.m_pipelineAbovePacked);
     if (r != VK_SUCCESS) return r;
-    if (ds.m_pipelinePacked) {
-        r = create(true, &ds.m_pipelineAbovePacked);
-        if (r != VK_SUCCESS) return r;
-    }
 
     // Owned scratch: host-visible so that it can be zeroed here, without a queue.
     ds.m_scratchSize = std::max<VkDeviceSize>(info.scratchSize, 256);
@@ -877,7 +936,6 @@ inline VkResult Downsampler::record(VkCommandBuffer cmd, const DownsampleInfo& i
     f.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0,
                            0, nullptr, 1, &barrier, 0, nullptr);
 
-    f.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, c.packed ? m_pipelinePacked : m_pipeline);
     VkDescriptorImageInfo source{VK_NULL_HANDLE, c.source, info.sourceLayout};
     VkDescriptorImageInfo dst[kMaxOutputLevels], dstMax[kMaxOutputLevels];
     for (std::uint32_t i = 0; i < kMaxOutputLevels; ++i) {
@@ -940,6 +998,11 @@ inline VkResult Downsampler::record(VkCommandBuffer cmd, const DownsampleInfo& i
     // to 6 and publishes without tickets, the second the levels above from the published texels.
     const bool two = detail::downsampleTwoDispatches(info.dispatches, c.extent, c.layers, c.levels, m_registersAbove);
     push.split = two ? detail::kDownsampleStage0 : detail::kDownsampleWhole;
+    const bool oddEdges = m_pipelineOddEdges != VK_NULL_HANDLE &&
+                          detail::downsampleOddEdges(c.extent, c.layers, m_oddEdgeBlocks);
+    f.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
+                        oddEdges ? (c.packed ? m_pipelineOddEdgesPacked : m_pipelineOddEdges)
+                                 : (c.packed ? m_pipelinePacked : m_pipeline));
     f.vkCmdPushConstants(cmd, m_pipelineLayout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
     f.vkCmdDispatch(cmd, width, height, c.layers);
     if (two) {
