@@ -821,28 +821,36 @@ TEST_F(DownsampleTest, WindowAndLoopedFootprintReadsAgreeBitForBit) {
 // An edge block's level-2 texels in row-major order, and with those whose footprints are not 4x4
 // last (the pipeline GPUs bind for chains that are not a multiple of 4 on a side): each against
 // the reference, and the same bits. RGBA8 1917x1079 (both sides odd at level 0; the chain goes on
-// past level 6), 5x301 (level 2 one texel wide, and not interior: no interior column at all) and
-// R32F MinMax 382x254 (level 1 odd, level 0 even).
+// past level 6), 5x301 and 301x5 (level 2 one texel wide or tall, and not interior: no interior
+// column or row at all) and 382x254 (level 1 odd, level 0 even); R32F 4223x1087 (the continuing
+// group's block of 65x16 level-6 texels, too many for its small path, takes the loop at level 8,
+// whose last column is odd).
 TEST_F(DownsampleTest, OddEdgeTexelsLastAgreeBitForBit) {
-    using vkfx::detail::downsampleOddEdges;
+    using namespace vkfx::detail;
     ASSERT_TRUE(downsampleOddEdges({2047, 2047}, 1, 1024));  // 961 blocks
-    ASSERT_FALSE(downsampleOddEdges({2879, 1619}, 1, 1024)); // 1125
+    ASSERT_FALSE(downsampleOddEdges({2879, 1619}, 1, 1024)); // 1100
     ASSERT_TRUE(downsampleOddEdges({2879, 1619}, 1, 2048));
     ASSERT_FALSE(downsampleOddEdges({2047, 2047}, 3, 2048));
     ASSERT_FALSE(downsampleOddEdges({1920, 1080}, 1, 2048)); // multiples of 4
     ASSERT_TRUE(downsampleOddEdges({1920, 1078}, 1, 2048));
-    Case odd, narrow, minmax;
+    Case odd, narrow, flat, evenOdd, above;
     odd.extent = {1917, 1079};
     narrow.extent = {5, 301};
-    minmax.format = VK_FORMAT_R32_SFLOAT;
-    minmax.reduction = Reduction::MinMax;
-    minmax.extent = {382, 254};
-    for (Case c : {odd, narrow, minmax}) {
+    flat.extent = {301, 5};
+    evenOdd.extent = {382, 254};
+    above.format = VK_FORMAT_R32_SFLOAT;
+    above.extent = {4223, 1087};
+    for (Case c : {odd, narrow, flat, evenOdd, above}) {
         c.seed = 83;
         Case last = c, rowMajor = c;
         last.edgeOrder = 1;
         rowMajor.edgeOrder = 2;
         SCOPED_TRACE(last.describe());
+        // The chain binds the pipeline (the Downsampler's block limit, as create() takes it).
+        const vkfx::DownsamplerCreateInfo info = downsamplerInfo(c);
+        const DownsampleFormat &fmt = *findDownsampleFormat(c.format);
+        const bool oneRead = downsampleOneReadPerFootprint(downsampleReadModeOn(ctx().vkfx, info, fmt), fmt.channels);
+        ASSERT_TRUE(downsampleOddEdges(c.extent, c.layers, downsampleOddEdgeBlocks(oneRead)));
         runBothWays(last, rowMajor, "odd edge texels last and row-major");
         if (HasFatalFailure())
             return;

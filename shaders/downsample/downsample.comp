@@ -103,11 +103,12 @@ const bool kOneReadPerFootprint = kReadMode == kReadBilinear;
 layout(constant_id = 6) const bool kAboveOnly = false;
 
 // Whether an edge block makes its interior level-2 texels first and the others of its last column
-// and row after them (reduceBlock). Those take up to 12 footprint reads each; in row-major order
-// every round of the loop holds one such lane in each subgroup, which the subgroup waits for. The
-// host binds a pipeline with this on for chains whose width or height is not a multiple of 4 (the
-// only ones with such texels), and keeps the one without it for the rest: the compiler built every
-// stage 0 differently with the reordered loop in it (H100, sRGB8 3840x2160 +3%).
+// and row after them (reduceBlock). Those reduce up to 3x3 children each, whose footprints are up
+// to 3x3; in row-major order every round of the loop holds one such lane in each subgroup, which
+// the subgroup waits for. The host binds a pipeline with this on for chains whose width or height
+// is not a multiple of 4 (the only ones whose stage-0 edge blocks have such texels) of at most 1024
+// or 2048 blocks, and keeps the one without it for the rest: the compiler built every stage 0
+// differently with the reordered loop in it (H100, sRGB8 3840x2160 +3%).
 layout(constant_id = 7) const bool kEdgeOrder = false;
 
 // Whether reduceBlock makes level +1 of a non-regular block above stage 0 in shared memory.

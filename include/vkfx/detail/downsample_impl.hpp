@@ -138,6 +138,12 @@ inline std::uint32_t downsampleReadModeOn(const Device& device, const Downsample
                                VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT) != 0);
 }
 
+// Whether a kernel of read mode `read` and `channels` channels reads a regular 2x2 footprint with
+// one sampler read (a bilinear sample, or the one gather of a one-channel format).
+inline bool downsampleOneReadPerFootprint(std::uint32_t read, std::uint32_t channels) {
+    return read == kDownsampleReadBilinear || (channels == 1 && read != kDownsampleReadFetch);
+}
+
 inline std::uint32_t mipExtent(std::uint32_t e, std::uint32_t level)
 {
     return vkfx::mipExtent(VkExtent2D{e, 1u}, level).width;
@@ -268,8 +274,8 @@ inline VkBool32 downsampleWindowReads(VkPhysicalDeviceType type) {
 // whose level read is not a multiple of 4 on a side (downsampleOddEdges): on every device but CPU
 // implementations, where it would only add a pipeline's compile time. (With the reordered loop in
 // the one pipeline, sizes that never run it were slower: H100, sRGB8 3840x2160 39.1 -> 40.4 us,
-// RGBA16F 4096^2 87.5 -> 89.5.) downsampleEdgeOrderOverride (tests only, not thread-safe): 0 the rule, 1 on, 2 off, for
-// Downsamplers created after.
+// RGBA16F 4096^2 87.5 -> 89.5.) downsampleEdgeOrderOverride (tests only, not thread-safe): 0 the
+// rule, 1 on, 2 off, for Downsamplers created after.
 inline int downsampleEdgeOrderOverride = 0;
 inline bool downsampleEdgeOrder(VkPhysicalDeviceType type) {
     if (downsampleEdgeOrderOverride != 0)
@@ -283,7 +289,7 @@ inline bool downsampleEdgeOrder(VkPhysicalDeviceType type) {
 // last; on larger images the regular blocks take the time, and the reordered pipeline's build of
 // them was slower where a footprint takes several reads. H100, median us, row-major / odd texels
 // last (docs/downsample-performance.md v44): 2047^2 (961 blocks) RGBA8 28.6 / 22.4, sRGB8 32.5 /
-// 26.8, RGBA16F 39.6 / 34.3, R32F 27.1 / 20.9; 2879x1619 (1125) RGBA16F 36.9 / 37.2; 3839x2159
+// 26.8, RGBA16F 39.6 / 34.3, R32F 27.1 / 20.9; 2879x1619 (1100) RGBA16F 36.9 / 37.2; 3839x2159
 // (1947) RGBA8 35.3 / 33.8, R32F 37.1 / 32.9, sRGB8 40.7 / 42.1, RGBA16F 54.1 / 56.7; 4095^2
 // (3969) RGBA8 51.6 / 51.8.
 inline std::uint64_t downsampleOddEdgeBlocks(bool oneReadPerFootprint) {
@@ -296,7 +302,8 @@ inline std::uint64_t downsampleOddEdgeBlocks(bool oneReadPerFootprint) {
 inline bool downsampleOddEdges(VkExtent2D extent, std::uint32_t layers, std::uint64_t maxBlocks) {
     if ((extent.width & 3u) == 0 && (extent.height & 3u) == 0)
         return false;
-    return std::uint64_t{mipExtent(extent.width, 6)} * mipExtent(extent.height, 6) * layers <= maxBlocks;
+    const std::uint64_t blocks = std::uint64_t{mipExtent(extent.width, 6)} * mipExtent(extent.height, 6);
+    return blocks * layers <= maxBlocks;
 }
 
 // Scratch words of one published texel: three channels are padded to four (one 16-byte quad, as the
@@ -630,8 +637,7 @@ inline VkResult Downsampler::create(const Device& device, const DownsamplerCreat
     // read a footprint: sRGB, RGBA16F, RG16F, DownsamplerFlagTexelFetch) size them by the waves
     // they make, where the device says how many workgroups run at once
     // (detail::downsampleGroupShape). Min and max chains keep the rule by block count.
-    const bool readsAhead =
-        read == detail::kDownsampleReadBilinear || (fmt->channels == 1 && read != detail::kDownsampleReadFetch);
+    const bool readsAhead = detail::downsampleOneReadPerFootprint(read, fmt->channels);
     const bool waveShape = !readsAhead && info.reduction == Reduction::Average;
     ds.m_gatherChannels = read == detail::kDownsampleReadGather && fmt->channels > 1;
     const std::int64_t slotsOverride = detail::downsampleGroupSlotsOverride;
@@ -695,7 +701,8 @@ inline VkResult Downsampler::create(const Device& device, const DownsamplerCreat
         r = create(true, &ds.m_pipelinePacked);
         if (r != VK_SUCCESS) return r;
     }
-    // A variant of both: of the format's kernel, and of the packed one where the Downsampler has it.
+    // A variant of both: of the format's kernel, and of the packed one where the Downsampler has
+    // it.
     auto createVariant = [&](VkPipeline* pipeline, VkPipeline* packed) {
         VkResult result = create(false, pipeline);
         if (result == VK_SUCCESS && ds.m_pipelinePacked) result = create(true, packed);
