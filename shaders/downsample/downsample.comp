@@ -859,28 +859,32 @@ void reduceBlock(uint base, uvec2 b, uint layer)
             blockRange(b, base, 2u, first2, end2);
             uvec2 size2 = end2 - first2;
             uint count = size2.x * size2.y;
+            // With kEdgeOrder, `odd` is 1 where the block's last column (row) of level +2 is not
+            // interior (a child 3 wide, or one with a footprint 3 wide), and the loop takes the
+            // interior texels (size2 - odd) row-major, then the last column's, then the last
+            // row's. (One loop and one reduceLevel2 either way: a second copy in a branch that the
+            // constant removes still took lavapipe 1.5x as long to compile.)
+            uint innerCount = count, columnCount = 0u;
+            uvec2 inner = size2;
             if (kEdgeOrder) {
-                // `odd`: 1 where the block's last column (row) of level +2 is not interior (a
-                // child 3 wide, or one with a footprint 3 wide). The interior texels (size2 - odd)
-                // row-major, then the last column's, then the last row's.
                 uvec2 last = end2 - 1u;
                 uvec2 odd = uvec2(notEqual(footprintCount(last, base + 1u), uvec2(2u))) |
                             uvec2(notEqual(footprintCount(last * 2u + 1u, base), uvec2(2u)));
-                uvec2 inner = size2 - odd;
-                uint innerCount = inner.x * inner.y;
-                uint columnCount = odd.x * inner.y;
-                for (uint i = tid; i < count; i += kGroupSize) {
+                inner = max(size2 - odd, uvec2(1u)); // (only to divide by while innerCount is 0)
+                innerCount = (size2.x - odd.x) * (size2.y - odd.y);
+                columnCount = odd.x * (size2.y - odd.y);
+            }
+            for (uint i = tid; i < count; i += kGroupSize) {
+                uvec2 local = uvec2(i % size2.x, i / size2.x);
+                uint slot = i;
+                if (kEdgeOrder) {
                     uint j = i - innerCount;
-                    uvec2 local = i < innerCount   ? uvec2(i % max(inner.x, 1u), i / max(inner.x, 1u))
-                                  : j < columnCount ? uvec2(size2.x - 1u, j)
-                                                    : uvec2(j - columnCount, size2.y - 1u);
-                    sharedStore(false, local.y * size2.x + local.x, reduceLevel2(base, first2 + local, layer));
+                    local = i < innerCount   ? uvec2(i % inner.x, i / inner.x)
+                            : j < columnCount ? uvec2(size2.x - 1u, j)
+                                              : uvec2(j - columnCount, size2.y - 1u);
+                    slot = local.y * size2.x + local.x;
                 }
-            } else {
-                for (uint i = tid; i < count; i += kGroupSize) {
-                    uvec2 local = uvec2(i % size2.x, i / size2.x);
-                    sharedStore(false, i, reduceLevel2(base, first2 + local, layer));
-                }
+                sharedStore(false, slot, reduceLevel2(base, first2 + local, layer));
             }
             level = base + 2u;
         }
