@@ -645,7 +645,8 @@ vkfx::DownsamplerCreateInfo downsamplerInfo(const Case &c) {
     return info;
 }
 
-// The cached Downsampler a case runs on (its create info and Case::windowReads).
+// The cached Downsampler a case runs on (its create info, Case::windowReads, Case::edgeOrder and
+// Case::groupSlots).
 const vkfx::Downsampler *cachedDownsampler(const Case &c) {
     return cachedDownsampler(downsamplerInfo(c), c.windowReads, c.edgeOrder, c.groupSlots);
 }
@@ -849,8 +850,8 @@ TEST_F(DownsampleTest, OddEdgeTexelsLastAgreeBitForBit) {
         // The chain binds the pipeline (the Downsampler's block limit, as create() takes it).
         const vkfx::DownsamplerCreateInfo info = downsamplerInfo(c);
         const DownsampleFormat &fmt = *findDownsampleFormat(c.format);
-        const bool oneRead = downsampleOneReadPerFootprint(downsampleReadModeOn(ctx().vkfx, info, fmt), fmt.channels);
-        ASSERT_TRUE(downsampleOddEdges(c.extent, c.layers, downsampleOddEdgeBlocks(oneRead)));
+        const std::uint32_t read = downsampleReadModeOn(ctx().vkfx, info, fmt);
+        ASSERT_TRUE(downsampleOddEdges(c.extent, c.layers, downsampleOddEdgeBlocks(read, fmt.channels)));
         runBothWays(last, rowMajor, "odd edge texels last and row-major");
         if (HasFatalFailure())
             return;
