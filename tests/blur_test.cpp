@@ -266,14 +266,17 @@ bool deviceCanBlur(VkFormat format, std::string *why) {
     return true;
 }
 
-// Blurrers are cached per format for the whole process (pipeline creation is slow on lavapipe).
+// Blurrers are cached per format (and whether they have the moments form's pipelines, which
+// vkfx::detail::blurMomentsOverride decides at creation) for the whole process (pipeline creation
+// is slow on lavapipe).
 const vkfx::Blurrer *cachedBlurrer(VkFormat format) {
     static auto *cache = [] {
-        auto *m = new std::map<VkFormat, std::unique_ptr<vkfx::Blurrer>>;
+        auto *m = new std::map<std::pair<VkFormat, bool>, std::unique_ptr<vkfx::Blurrer>>;
         ctx().atShutdown([m] { m->clear(); });
         return m;
     }();
-    auto it = cache->find(format);
+    const std::pair<VkFormat, bool> key{format, vkfx::detail::blurMoments(ctx().vkfx.properties().deviceType)};
+    auto it = cache->find(key);
     if (it != cache->end())
         return it->second.get();
     auto b = std::make_unique<vkfx::Blurrer>();
@@ -283,7 +286,7 @@ const vkfx::Blurrer *cachedBlurrer(VkFormat format) {
                       << "): " << vkfx::lastError();
         return nullptr;
     }
-    return cache->emplace(format, std::move(b)).first->second.get();
+    return cache->emplace(key, std::move(b)).first->second.get();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -476,6 +479,35 @@ class BlurTest : public GpuTest {
         if (edit)
             edit(info);
         return blur->scratchRequirements(info).size;
+    }
+
+    // Case c's destination layers as recorded (not checked; empty after a failure).
+    std::vector<std::vector<std::uint8_t>> outputs(const BlurCase &c) {
+        Job job(c);
+        const vkfx::Blurrer *blur = cachedBlurrer(c.format);
+        if (!blur || !job.create()) {
+            ADD_FAILURE() << "no Blurrer or images for " << c.describe();
+            return {};
+        }
+        Staging staging;
+        VkResult recorded = VK_ERROR_UNKNOWN;
+        std::vector<std::size_t> downloads;
+        const VkResult submitted = submitAndWait([&](VkCommandBuffer cmd) {
+            job.setup(cmd, staging);
+            recorded = blur->record(cmd, job.info());
+            transition(cmd, job.destinationImage(), 0, 1, use::kComputeWrite, use::kTransferSrc);
+            for (std::uint32_t layer = 0; layer < c.layers; ++layer)
+                downloads.push_back(staging.download(cmd, job.destinationImage(), 0, layer));
+            staging.downloadsToHost(cmd);
+        });
+        if (submitted != VK_SUCCESS || !staging.ok() || recorded != VK_SUCCESS) {
+            ADD_FAILURE() << c.describe() << ": recording or running failed: " << vkfx::lastError();
+            return {};
+        }
+        std::vector<std::vector<std::uint8_t>> out;
+        for (std::size_t d : downloads)
+            out.push_back(staging.bytes(d));
+        return out;
     }
 
     void runCase(const BlurCase &c) {
@@ -873,6 +905,17 @@ BlurCase decimated(VkExtent2D extent, float sigma) {
     return c;
 }
 
+// Case c over a region of a 2-layer source at odd offsets into a larger destination.
+BlurCase inRegionOfLayers(BlurCase c) {
+    c.extent = {77, 59};
+    c.dstExtent = {83, 64};
+    c.srcOffset = {5, 3};
+    c.dstOffset = {1, 7};
+    c.region = {61, 49};
+    c.layers = 2;
+    return c;
+}
+
 class BlurDecimatedSigmas : public BlurTest, public ::testing::WithParamInterface<float> {};
 
 TEST_P(BlurDecimatedSigmas, RandomHotPixelsAndGradientMatchReference) {
@@ -959,12 +1002,7 @@ TEST_F(BlurTest, DecimatedRadiusOfFloorThreeSigmaIsDecimated) {
 }
 
 TEST_F(BlurTest, DecimatedRegionAtOddOffsetsAndLayersMatchReference) {
-    BlurCase c = decimated({77, 59}, 10.0f);
-    c.dstExtent = {83, 64};
-    c.srcOffset = {5, 3};
-    c.dstOffset = {1, 7};
-    c.region = {61, 49};
-    c.layers = 2;
+    BlurCase c = inRegionOfLayers(decimated({77, 59}, 10.0f));
     c.border = BlurBorder::MirrorEdge;
     runCase(c);
 }
@@ -1036,6 +1074,123 @@ TEST_F(BlurTest, AutoTakesDecimatedFromSigmaSixWithScratch) {
     c.scratch = true;
     c.content = BlurCase::Content::Random;
     runCase(c);
+}
+
+// V in the moments form (blur_grid.comp passes 4 and 5), forced on every device from row spacing
+// 4 (on GPUs records take it from spacing kBlurMomentMinStep): spacings 4 to 66, a head of 0 rows,
+// long explicit radii, every border, layers and a region at odd offsets, fp16 and one channel.
+// Each case asserts that the form is taken (its moments need more scratch than F).
+struct MomentsForced {
+    explicit MomentsForced(int value) { vkfx::detail::blurMomentsOverride = value; }
+    ~MomentsForced() { vkfx::detail::blurMomentsOverride = 0; }
+};
+
+TEST_F(BlurTest, DecimatedMomentsFormMatchesReference) {
+    auto check = [&](const BlurCase &c) {
+        std::optional<VkDeviceSize> without, with;
+        {
+            MomentsForced off(-1);
+            without = scratchFor(c);
+        }
+        MomentsForced on(1);
+        with = scratchFor(c);
+        ASSERT_TRUE(without && with);
+        EXPECT_GT(*with, *without) << c.describe() << ": the moments form was not taken";
+        runCase(c);
+    };
+    BlurCase c = decimated({61, 53}, 13.0f); // spacing 4, 9 blocks and a head of 3 rows
+    c.content = BlurCase::Content::HotPixels;
+    check(c);
+    c = decimated({70, 50}, 27.0f); // spacing 9, radius 94: 21 blocks, no head
+    c.radiusY = 94;
+    check(c);
+    for (std::uint32_t b = 0; b <= static_cast<std::uint32_t>(BlurBorder::Constant) && !stopped(); ++b) {
+        c = decimated({83, 71}, 30.0f); // spacing 10, 18 blocks and a head of 1 row
+        c.border = static_cast<BlurBorder>(b);
+        c.content = b % 2 ? BlurCase::Content::HotPixels : BlurCase::Content::Random;
+        c.seed = 40 + b;
+        check(c);
+    }
+    c = decimated({97, 61}, 64.0f); // spacing 21, 18 blocks and a head of 7 rows
+    c.border = BlurBorder::Mirror;
+    check(c);
+    c = decimated({67, 45}, 200.0f); // spacing 66, 18 blocks and a head of 13 rows
+    c.content = BlurCase::Content::HotPixels;
+    check(c);
+    c = inRegionOfLayers(decimated({77, 59}, 16.0f)); // radius 4 sigma: spacing 5, 25 blocks, a head of 4 rows
+    c.sigmaX = 9.0f;
+    c.radiusY = 64;
+    c.border = BlurBorder::MirrorEdge;
+    check(c);
+    c = decimated({90, 70}, 40.0f);
+    c.content = BlurCase::Content::Gradient;
+    c.format = VK_FORMAT_R16G16B16A16_SFLOAT;
+    check(c);
+    c.format = VK_FORMAT_R32_SFLOAT;
+    c.content = BlurCase::Content::Random;
+    check(c);
+}
+
+// The moments form against V made by pass 1, in fp32 (the forms differ by the polynomial fit:
+// at most 4.6e-5 of the range in the vertical kernel, so within 1e-4 of the range after the
+// horizontal pass and the interpolation; kDecimatedError alone would let a lost head of 1e-3
+// through).
+TEST_F(BlurTest, DecimatedMomentsFormAgreesWithPassOne) {
+    auto compare = [&](const BlurCase &c) {
+        std::vector<std::vector<std::uint8_t>> plain, moments;
+        {
+            MomentsForced off(-1);
+            plain = outputs(c);
+        }
+        {
+            MomentsForced on(1);
+            moments = outputs(c);
+        }
+        ASSERT_EQ(plain.size(), c.layers);
+        ASSERT_EQ(moments.size(), c.layers);
+        const FormatInfo &f = formatInfo(c.format);
+        double worst = 0.0;
+        for (std::uint32_t layer = 0; layer < c.layers; ++layer) {
+            ASSERT_EQ(plain[layer].size(), moments[layer].size());
+            for (std::size_t t = 0; t < plain[layer].size() / f.bytesPerTexel; ++t) {
+                if (std::memcmp(plain[layer].data() + t * f.bytesPerTexel, moments[layer].data() + t * f.bytesPerTexel,
+                                f.bytesPerTexel) == 0)
+                    continue; // equal, the poison outside the region included
+                for (std::uint32_t ch = 0; ch < f.channels; ++ch) {
+                    const double a = decode(f, plain[layer].data() + t * f.bytesPerTexel, ch);
+                    const double b = decode(f, moments[layer].data() + t * f.bytesPerTexel, ch);
+                    worst = std::isnan(a - b) ? INFINITY : std::max(worst, std::abs(a - b));
+                }
+            }
+        }
+        // Random content and the border colour lie in [0, 1].
+        EXPECT_LE(worst, 1e-4) << c.describe();
+        if (verbose())
+            std::printf("  %s: largest difference between the forms %.3g\n", c.describe().c_str(), worst);
+    };
+    BlurCase c = decimated({61, 53}, 13.0f);
+    c.format = VK_FORMAT_R32_SFLOAT;
+    compare(c);
+    c = decimated({70, 50}, 27.0f);
+    c.radiusY = 94;
+    c.format = VK_FORMAT_R32_SFLOAT;
+    c.border = BlurBorder::Constant;
+    compare(c);
+    c = decimated({83, 71}, 30.0f);
+    c.format = VK_FORMAT_R32G32B32A32_SFLOAT;
+    c.border = BlurBorder::Wrap;
+    compare(c);
+    c = decimated({97, 61}, 64.0f);
+    c.format = VK_FORMAT_R32_SFLOAT;
+    compare(c);
+    c = decimated({67, 45}, 200.0f);
+    c.format = VK_FORMAT_R32_SFLOAT;
+    c.border = BlurBorder::Mirror;
+    compare(c);
+    c = inRegionOfLayers(decimated({77, 59}, 16.0f));
+    c.radiusY = 64;
+    c.format = VK_FORMAT_R32G32B32A32_SFLOAT;
+    compare(c);
 }
 
 TEST_F(BlurTest, DecimatedLargeImageOnGpuMatchesReference) {

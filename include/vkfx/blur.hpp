@@ -1,5 +1,5 @@
 // vkfx blur: a separable Gaussian or box blur of one image region into another image, in one
-// dispatch (three, through a scratch buffer, for large Gaussians: BlurMethod).
+// dispatch (three or four, through a scratch buffer, for large Gaussians: BlurMethod).
 //
 //   vkfx::Blurrer blur;        // one per format and device
 //   vkfx::Blurrer::create(dev, {.format = VK_FORMAT_R8G8B8A8_SRGB}, &blur);
@@ -46,7 +46,9 @@
 // and fp16 formats): the blur computed exactly on a grid of points floor(sigma / 3) apart, outputs
 // interpolated from the 4x4 grid points around them: at any sigma about 19 multiply-adds per
 // channel per texel for the vertical blur at the grid rows, far fewer for the horizontal one at
-// the grid points, 20 for the interpolation; three dispatches through a caller's scratch buffer.
+// the grid points, 20 for the interpolation; three dispatches through a caller's scratch buffer
+// (four on GPUs where the grid rows are 18 or more apart: the vertical blur then reads each source
+// texel once into the moments of blocks of rows, and makes the grid rows from those).
 //
 // Formats (source and destination alike): R8G8B8A8_UNORM, R8G8B8A8_SRGB, B8G8R8A8_UNORM,
 // B8G8R8A8_SRGB, R16G16B16A16_SFLOAT, R32_SFLOAT, R32G32B32A32_SFLOAT, R8_UNORM. sRGB formats
@@ -91,7 +93,8 @@ enum class BlurMethod : std::uint32_t {
     Direct = 1,
     // Gaussian only: the blur computed exactly on a grid of points about sigma / 3 apart and each
     // output interpolated from the 4x4 grid points around it (cubic Lagrange), in three
-    // dispatches through a scratch buffer. Cost per texel flat in sigma (radius up to
+    // dispatches through a scratch buffer (four where the vertical blur takes its moments form:
+    // GPUs, grid rows 18 or more apart). Cost per texel flat in sigma (radius up to
     // kMaxDecimatedRadius). An axis whose radius is below floor(3 sigma) is not decimated there.
     // Error against the exact blur: at most kDecimatedError times the difference between the
     // largest and smallest source value of a channel, besides the format's rounding.
@@ -244,8 +247,9 @@ public:
 
     // Creates the pipelines for one format (the Direct method's per shared-memory budget, for
     // RGBA16F one more for radii 1 and 2, and its tiles' per radius up to 13, 11 or 2; the
-    // Decimated method's three passes, and a second horizontal pass for kernels of radius up to
-    // 128 where the device's shared memory holds its 18-21 KiB). Errors:
+    // Decimated method's three passes, a second horizontal pass for kernels of radius up to 128
+    // where the device's shared memory holds its 18-21 KiB, and on devices that are not CPUs the
+    // two passes of its vertical blur's moments form). Errors:
     // VK_ERROR_FORMAT_NOT_SUPPORTED (format not in the list above, or the device cannot sample /
     // store it), VK_ERROR_FEATURE_NOT_PRESENT (B8G8R8A8 without
     // shaderStorageImageWriteWithoutFormat, R8_UNORM without shaderStorageImageExtendedFormats,
@@ -281,7 +285,10 @@ public:
     // method once info.scratchBuffer is set. The size grows with the region and layers and
     // shrinks as sigmaY grows: about 16 bytes (4 channels; 4 for 1) per texel of the region and
     // layer divided by the vertical grid spacing, max(1, floor(sigmaY / 3)) (1 where radiusY is
-    // below floor(3 sigmaY)). alignment: the storage-buffer offset alignment (0 with size 0).
+    // below floor(3 sigmaY)); where the vertical blur takes its moments form (GPUs, spacing 18 or
+    // more) 7 times that plus 6 n values (16 or 4 bytes) per column of the region and layer, n =
+    // (2 radiusY + 1) / spacing, about 18 (3840x2160 RGBA8 at sigma 64: 52.2 MB instead of 6.8).
+    // alignment: the storage-buffer offset alignment (0 with size 0).
     // All zero, with no reason, when the Blurrer is not created.
     ScratchRequirements scratchRequirements(const BlurInfo& info) const;
 
@@ -289,7 +296,7 @@ public:
     //
     // Appends to `cmd` (a compute-capable command buffer in the recording state):
     // vkCmdBindPipeline, vkCmdPushDescriptorSetKHR (set 0), vkCmdPushConstants and one
-    // vkCmdDispatch (Direct), or three dispatches with a COMPUTE -> COMPUTE barrier on the
+    // vkCmdDispatch (Direct), or three or four dispatches with a COMPUTE -> COMPUTE barrier on the
     // scratch range before each (Decimated: the first so that records sharing scratch follow each
     // other); no barrier on the images. It disturbs the compute pipeline binding, push descriptor
     // set 0 and push constants. Synchronization before and after is the caller's: the source must
@@ -332,10 +339,11 @@ private:
     VkPipeline m_tilePipelines[kTileMaxRadius] = {}; // blur_tile.comp per radius (both axes; detail::blurTileShape)
     VkSampler m_sampler = VK_NULL_HANDLE;
     // The Decimated method: its own layouts (a scratch binding) and its three passes (vertical
-    // at the grid rows, horizontal at the grid columns, interpolation).
+    // at the grid rows, horizontal at the grid columns, interpolation), then where made the two
+    // of the vertical pass's moments form (the moments of blocks of rows, the grid rows from them).
     VkDescriptorSetLayout m_gridSetLayout = VK_NULL_HANDLE;
     VkPipelineLayout m_gridPipelineLayout = VK_NULL_HANDLE;
-    VkPipeline m_gridPasses[3] = {};
+    VkPipeline m_gridPasses[5] = {}; // passes 1-3, and 4-5 (V in the moments form) where made
     std::uint32_t m_gridStageVecs = 0; // values pass 2 can stage in shared memory
     // Pass 2 for small kernels (a small weight table, a 16 KiB stage); null where it does not fit.
     VkPipeline m_gridSmallPass2 = VK_NULL_HANDLE;

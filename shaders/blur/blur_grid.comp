@@ -17,6 +17,22 @@
 //   pass 3 (VKFX_BLUR_PASS 3): a workgroup takes an output tile of 64 columns, loads the grid
 //     points around it and interpolates each output texel from them.
 //
+// Where the row spacing is large, V comes from two passes instead of pass 1 (the moments form):
+//
+//   pass 4 (VKFX_BLUR_PASS 4): the rows of the border-extended region are cut into blocks of ky
+//     rows, aligned so that grid row gy's 2 ry + 1 taps are blocks gy .. gy + n - 1 (n = (2 ry +
+//     1) / ky) and the first q = 2 ry + 1 - n ky rows of block gy + n (the head). For every column
+//     and block: the block's first kMoments moments against the orthonormal discrete Chebyshev
+//     polynomials of its ky rows, and the head's first kHeadMoments against those of q rows. Each
+//     source texel is read once.
+//   pass 5 (VKFX_BLUR_PASS 5): V at grid row gy = sum over j < n and m of A[j][m] M[gy + j][m],
+//     plus the head's terms, where A[j][m] is the projection of the Gaussian's taps j ky .. j ky +
+//     ky - 1 on polynomial m. The Gaussian is smooth across a block, so degree 3 (and degree 1 on
+//     the head) leaves at most 4.6e-5 of the value range (the L1 norm of the kernel's error,
+//     computed in double for sigma 9 to 341 at radius floor(3 sigma), ceil(3 sigma) and 4 sigma),
+//     and the constant polynomial keeps every block's weight sum, so a constant image stays
+//     constant.
+//
 // Grid row gy (-1 .. gridRows - 2) is row gy + 1 of V and F, grid column gx (-1 ..
 // gridCols - 2) column gx + 1 of F. Cost per texel: (2 ry + 1) / ky taps (about 19) from the
 // cache, (2 rx + 1) / (kx ky) more, 2 x 4 for the interpolation, one write.
@@ -72,6 +88,58 @@ int floorDiv(int i, int n)
 }
 
 VEC constantColor() { return VEC_FROM4(pc.borderColor); }
+
+#if VKFX_BLUR_PASS == 4 || VKFX_BLUR_PASS == 5
+
+// The moments form (passes 4 and 5): moments per block and column, stored after V (where F goes
+// later) as kMomentSlots values: the block's kMoments, then its head's kHeadMoments.
+const uint kMoments = 4u;
+const uint kHeadMoments = 2u;
+const uint kMomentSlots = kMoments + kHeadMoments;
+
+// The blocks of the partition: grid row gy takes blocks gy .. gy + n; block b + 1 is stored.
+uint fullBlocks() { return (2u * pc.radius.y + 1u) / pc.grid.y; }
+uint headRows() { return 2u * pc.radius.y + 1u - fullBlocks() * pc.grid.y; }
+uint momentBlocks() { return pc.gridRows + fullBlocks(); }
+
+// The scale of each orthonormal discrete Chebyshev polynomial of degree 0 .. 3 on len points
+// (0 where the degree is len or more), and their values at point s.
+vec4 chebyshevNorms(float len)
+{
+    float l2 = len * len;
+    return vec4(inversesqrt(max(len, 1.0)), len > 1.0 ? inversesqrt(len * (l2 - 1.0) / 12.0) : 0.0,
+                len > 2.0 ? inversesqrt(len * (l2 - 1.0) * (l2 - 4.0) / 180.0) : 0.0,
+                len > 3.0 ? inversesqrt(len * (l2 - 1.0) * (l2 - 4.0) * (l2 - 9.0) / 2800.0) : 0.0);
+}
+vec4 chebyshev(float s, float len, vec4 norms)
+{
+    float u = s - 0.5 * (len - 1.0);
+    float l2 = len * len;
+    return norms * vec4(1.0, u, u * u - (l2 - 1.0) / 12.0, u * (u * u - (3.0 * l2 - 7.0) / 20.0));
+}
+
+uint momentIndex(uint layer, uint block, uint slot, int x, int width)
+{
+    return pc.gridOffset + ((layer * momentBlocks() + block) * kMomentSlots + slot) * uint(width) + uint(x);
+}
+
+// The kernel's projections (pass 4 writes them, pass 5 reads them): one value each after every
+// layer's moments.
+// Blocks of zeros each side of the projections, so that pass 5's 4 grid rows index them without bounds.
+const uint kProjectionPad = 3u;
+uint projectionCount() { return (fullBlocks() + 2u * kProjectionPad) * kMoments + kHeadMoments; }
+uint projectionIndex(uint i)
+{
+    return pc.gridOffset + gl_NumWorkGroups.z * momentBlocks() * kMomentSlots * pc.extent.x + i;
+}
+
+#if VKFX_CHANNELS == 1
+#define VKFX_FIRST(v) (v)
+#else
+#define VKFX_FIRST(v) (v).x
+#endif
+
+#endif
 
 #if VKFX_BLUR_PASS == 1 || VKFX_BLUR_PASS == 2
 
@@ -132,7 +200,7 @@ void splitRange(int span, uint splits, uint split, out int begin, out int end)
 
 #endif
 
-#if VKFX_BLUR_PASS == 1
+#if VKFX_BLUR_PASS == 1 || VKFX_BLUR_PASS == 4
 
 // Source reads an invocation issues together before adding up their taps. H200, RGBA8
 // 3840x2160, the whole method at sigma 64: 2 (one loop step of two taps) 150 us, 4 141, 8 128,
@@ -143,6 +211,10 @@ VEC fetch(int x, int y, int layer)
 {
     return VEC_FROM4(texelFetch(src, ivec3(pc.srcOffset + ivec2(x, y), layer), 0));
 }
+
+#endif
+
+#if VKFX_BLUR_PASS == 1
 
 // Invocation: lane = column, warp-sized block = (4 grid rows, split); the taps of the 4 rows
 // (2 ry + 1 + 3 ky rows) are split into pc.splits.x consecutive ranges.
@@ -189,6 +261,155 @@ void main()
         VEC sum = sumSplits(acc[m], splits, split, kColumnsPerGroup);
         if (live && split == 0u && row0 + m < pc.gridRows)
             values[(uint(layer) * pc.gridRows + row0 + m) * uint(width) + uint(x)] = sum;
+    }
+}
+
+#elif VKFX_BLUR_PASS == 4
+
+const uint kBlocksPerGroup = kGroupSize / kColumnsPerGroup;
+// The polynomials' values at each row of a block (sBasis) and of the head (sHeadBasis).
+shared vec4 sBasis[kTableStep];
+shared vec2 sHeadBasis[kTableStep];
+
+// The projections of the vertical kernel on the polynomials (see pass 5), written after the
+// moments by workgroup 0: entry (j + kProjectionPad) kMoments + m for block j (0 .. n - 1;
+// kProjectionPad blocks of zeros each side), then the head's kHeadMoments.
+void storeProjections(int k, int q)
+{
+    uint n = fullBlocks();
+    int r = int(pc.radius.y);
+    for (uint i = gl_LocalInvocationIndex; i < projectionCount(); i += kGroupSize) {
+        bool head = i >= (n + 2u * kProjectionPad) * kMoments;
+        uint row = i / kMoments, m = head ? i - (n + 2u * kProjectionPad) * kMoments : i % kMoments;
+        int first = head ? int(n) * k : (int(row) - int(kProjectionPad)) * k; // the kernel's tap (0 .. 2 r)
+        int len = head ? q : k;
+        float sum = 0.0;
+        if (head || (row >= kProjectionPad && row < n + kProjectionPad)) {
+            vec4 norms = chebyshevNorms(float(len));
+            for (int s = 0; s < len; ++s) {
+                float d = float(first + s - r);
+                sum += exp(pc.weightScale.y * d * d) * chebyshev(float(s), float(len), norms)[m];
+            }
+            sum *= pc.weightNorm.y;
+        }
+        values[projectionIndex(i)] = VEC(sum);
+    }
+}
+
+// Invocation: lane = column, warp-sized block = one block of ky rows; its moments and its head's.
+void main()
+{
+    uint tid = gl_LocalInvocationIndex;
+    int width = int(pc.extent.x);
+    int height = int(pc.extent.y);
+    int k = int(pc.grid.y);
+    int q = int(headRows());
+    if (tid < uint(k)) {
+        sBasis[tid] = chebyshev(float(tid), float(k), chebyshevNorms(float(k)));
+        sHeadBasis[tid] = chebyshev(float(tid), float(q), chebyshevNorms(float(q))).xy;
+    }
+    barrier();
+    if (gl_WorkGroupID == uvec3(0u)) storeProjections(k, q);
+    int x = int(gl_WorkGroupID.x * kColumnsPerGroup + tid % kColumnsPerGroup);
+    uint block = gl_WorkGroupID.y * kBlocksPerGroup + tid / kColumnsPerGroup; // b + 1
+    if (x >= width || block >= momentBlocks()) return;
+    int layer = int(gl_WorkGroupID.z);
+    int y0 = (int(block) - 1) * k - int(pc.radius.y); // the block's first row
+    VEC full[kMoments];
+    VEC head[kHeadMoments];
+    [[unroll]] for (uint m = 0u; m < kMoments; ++m) full[m] = VEC(0.0);
+    [[unroll]] for (uint m = 0u; m < kHeadMoments; ++m) head[m] = VEC(0.0);
+#define VKFX_ADD_ROW(s, a)                                                                          \
+    {                                                                                              \
+        vec4 p = sBasis[s];                                                                        \
+        [[unroll]] for (uint m = 0u; m < kMoments; ++m) full[m] += p[m] * (a);                     \
+        if ((s) < q) {                                                                             \
+            vec2 h = sHeadBasis[s];                                                                \
+            [[unroll]] for (uint m = 0u; m < kHeadMoments; ++m) head[m] += h[m] * (a);             \
+        }                                                                                          \
+    }
+    if (y0 >= 0 && y0 + k <= height) {
+        // kTapsInFlight reads issued together, then their moments.
+        int s = 0;
+        for (; s + int(kTapsInFlight) <= k; s += int(kTapsInFlight)) {
+            VEC a[kTapsInFlight];
+            [[unroll]] for (uint u = 0u; u < kTapsInFlight; ++u) a[u] = fetch(x, y0 + s + int(u), layer);
+            [[unroll]] for (uint u = 0u; u < kTapsInFlight; ++u) VKFX_ADD_ROW(s + int(u), a[u])
+        }
+        for (; s < k; ++s) {
+            VEC a = fetch(x, y0 + s, layer);
+            VKFX_ADD_ROW(s, a)
+        }
+    } else {
+        for (int s = 0; s < k; ++s) {
+            int sy = borderIndex(y0 + s, height, pc.border);
+            VEC a = sy < 0 ? constantColor() : fetch(x, sy, layer);
+            VKFX_ADD_ROW(s, a)
+        }
+    }
+#undef VKFX_ADD_ROW
+    [[unroll]] for (uint m = 0u; m < kMoments; ++m) values[momentIndex(uint(layer), block, m, x, width)] = full[m];
+    [[unroll]] for (uint m = 0u; m < kHeadMoments; ++m)
+        values[momentIndex(uint(layer), block, kMoments + m, x, width)] = head[m];
+}
+
+#elif VKFX_BLUR_PASS == 5
+
+// The projections of the vertical kernel on the polynomials (from pass 4): sFull[(j +
+// kProjectionPad) kMoments + m] for block j,
+// sHead[m] for the head.
+const uint kMaxBlocks = 64u; // the host's kBlurMomentMaxBlocks
+const uint kPointsPerInvocation = 4u;
+shared float sFull[(kMaxBlocks + 2u * kProjectionPad) * kMoments];
+shared float sHead[kHeadMoments];
+// Blocks whose moments an invocation loads together before adding them up.
+const uint kBlocksInFlight = 2u;
+
+// Invocation: lane = column, warp-sized block = 4 consecutive grid rows (as pass 1 without splits).
+void main()
+{
+    uint tid = gl_LocalInvocationIndex;
+    int width = int(pc.extent.x);
+    uint n = fullBlocks();
+    for (uint i = tid; i < projectionCount(); i += kGroupSize) {
+        float a = VKFX_FIRST(values[projectionIndex(i)]);
+        if (i < (n + 2u * kProjectionPad) * kMoments) sFull[i] = a;
+        else sHead[i - (n + 2u * kProjectionPad) * kMoments] = a;
+    }
+    barrier();
+    uint rowsPerGroup = kPointsPerInvocation * (kGroupSize / kColumnsPerGroup);
+    int x = int(gl_WorkGroupID.x * kColumnsPerGroup + tid % kColumnsPerGroup);
+    uint row0 = gl_WorkGroupID.y * rowsPerGroup + (tid / kColumnsPerGroup) * kPointsPerInvocation; // gy + 1
+    if (x >= width || row0 >= pc.gridRows) return;
+    uint layer = gl_WorkGroupID.z;
+    uint last = momentBlocks() - 1u;
+    VEC acc[kPointsPerInvocation];
+    [[unroll]] for (uint p = 0u; p < kPointsPerInvocation; ++p) acc[p] = VEC(0.0);
+    // Block row0 + t serves grid row row0 + p as its block t - p.
+#define VKFX_ADD_BLOCK(t, mo)                                                                       \
+    [[unroll]] for (uint p = 0u; p < kPointsPerInvocation; ++p)                                   \
+        [[unroll]] for (uint m = 0u; m < kMoments; ++m)                                            \
+            acc[p] += sFull[((t) + kProjectionPad - p) * kMoments + m] * (mo)[m]
+    uint blocks = n + kPointsPerInvocation - 1u;
+    uint t = 0u;
+    for (; t + kBlocksInFlight <= blocks; t += kBlocksInFlight) {
+        VEC mo[kBlocksInFlight][kMoments];
+        [[unroll]] for (uint u = 0u; u < kBlocksInFlight; ++u)
+            [[unroll]] for (uint m = 0u; m < kMoments; ++m)
+                mo[u][m] = values[momentIndex(layer, min(row0 + t + u, last), m, x, width)];
+        [[unroll]] for (uint u = 0u; u < kBlocksInFlight; ++u) VKFX_ADD_BLOCK(t + u, mo[u]);
+    }
+    for (; t < blocks; ++t) {
+        VEC mo[kMoments];
+        [[unroll]] for (uint m = 0u; m < kMoments; ++m) mo[m] = values[momentIndex(layer, min(row0 + t, last), m, x, width)];
+        VKFX_ADD_BLOCK(t, mo);
+    }
+#undef VKFX_ADD_BLOCK
+    [[unroll]] for (uint p = 0u; p < kPointsPerInvocation; ++p) {
+        uint block = min(row0 + p + n, last);
+        [[unroll]] for (uint m = 0u; m < kHeadMoments; ++m)
+            acc[p] += sHead[m] * values[momentIndex(layer, block, kMoments + m, x, width)];
+        if (row0 + p < pc.gridRows) values[(layer * pc.gridRows + row0 + p) * uint(width) + uint(x)] = acc[p];
     }
 }
 

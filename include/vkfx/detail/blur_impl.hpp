@@ -19,18 +19,20 @@ struct BlurFormat {
     bool extendedFormat;     // the qualifier needs StorageImageExtendedFormats
     const std::uint32_t* code;
     std::size_t bytes;
-    const std::uint32_t* gridCode[3]; // the Decimated method's passes (blur_grid.comp)
-    std::size_t gridBytes[3];
+    const std::uint32_t* gridCode[5]; // the Decimated method's passes 1-5 (blur_grid.comp)
+    std::size_t gridBytes[5];
     const std::uint32_t* tileCode; // small radii (blur_tile.comp)
     std::size_t tileBytes;
 };
 
 #define VKFX_BLUR_BLOB(v)                                                                          \
     spirv::blur_##v, sizeof(spirv::blur_##v),                                                      \
-        {spirv::blur_grid_##v##_vertical, spirv::blur_grid_##v##_horizontal, spirv::blur_grid_##v##_interpolate}, \
+        {spirv::blur_grid_##v##_vertical, spirv::blur_grid_##v##_horizontal, spirv::blur_grid_##v##_interpolate, \
+         spirv::blur_grid_##v##_moments, spirv::blur_grid_##v##_vertical_moments},                  \
     {                                                                                              \
         sizeof(spirv::blur_grid_##v##_vertical), sizeof(spirv::blur_grid_##v##_horizontal),       \
-            sizeof(spirv::blur_grid_##v##_interpolate)                                             \
+            sizeof(spirv::blur_grid_##v##_interpolate), sizeof(spirv::blur_grid_##v##_moments),   \
+            sizeof(spirv::blur_grid_##v##_vertical_moments)                                        \
     }                                                                                              \
     , spirv::blur_tile_##v, sizeof(spirv::blur_tile_##v)
 
@@ -132,6 +134,35 @@ constexpr std::uint32_t kBlurGridSmallRadius = 128;
 constexpr std::uint32_t kBlurGridSmallStep = 14;
 constexpr std::uint32_t kBlurGridSmallStageBytes = 16u * 1024u;
 constexpr std::uint32_t kBlurGridSmallMaxSpacing = 3;
+// V in the moments form (blur_grid.comp passes 4 and 5, where the row spacing is large): the
+// rows cut into blocks of ky, kBlurMomentSlots values per block and column (stored after V, where
+// F goes later), and the kernel's projections on the polynomials for at most kBlurMomentMaxBlocks
+// blocks. Pass 4's workgroups are 32 columns by kBlurMomentBlocksPerGroup blocks, pass 5's 32
+// columns by kBlurMomentRowsPerGroup grid rows.
+constexpr std::uint32_t kBlurMoments = 4;     // blur_grid.comp's kMoments: polynomials of degree 0-3 on a block
+constexpr std::uint32_t kBlurHeadMoments = 2; // and kHeadMoments: degree 0-1 on the head
+constexpr std::uint32_t kBlurMomentSlots = kBlurMoments + kBlurHeadMoments;
+constexpr std::uint32_t kBlurMomentMaxBlocks = 64;
+constexpr std::uint32_t kBlurProjectionPad = 3; // kProjectionPad: blocks of zero projections each side
+constexpr std::uint32_t kBlurMomentBlocksPerGroup = 8;
+constexpr std::uint32_t kBlurMomentRowsPerGroup = 32;
+// Where records take the moments form: row spacings from kBlurMomentMinStep on (sigma 54 with the
+// default radius). H100, RGBA8 3840x2160, the whole method, median us, pass 1 / the moments form:
+// spacing 7 (Auto r = 64) 143.6 / 211.7, 10 (r = 96) 137.3 / 176.5, 14 (r = 128) 132.6 / 150.2,
+// 21 (sigma 64) 124.5 / 109.6, 66 (sigma 200) 142.5 / 103.9. The moments cost about 6 values per
+// block of ky rows and pass 5 reads (n + 3) x 4 of them per 4 grid rows: too many at small
+// spacings, where pass 1's shared reads are few.
+constexpr std::uint32_t kBlurMomentMinStep = 18;
+// The moments form's two pipelines exist on devices that are not CPUs (on lavapipe they would
+// only add compile time). blurMomentsOverride (tests only, not thread-safe): 0 the rule above;
+// 1 on every device, taken from row spacing 4 on; -1 never.
+inline int blurMomentsOverride = 0;
+inline bool blurMoments(VkPhysicalDeviceType type)
+{
+    if (blurMomentsOverride != 0) return blurMomentsOverride == 1;
+    return type != VK_PHYSICAL_DEVICE_TYPE_CPU;
+}
+inline std::uint32_t blurMomentMinStep() { return blurMomentsOverride == 1 ? 4u : kBlurMomentMinStep; }
 // Bytes of one value of V and F in scratch and shared memory (fp32; blur_grid.comp's VEC).
 inline std::uint32_t blurGridVecBytes(const BlurFormat& format) { return format.channels == 1 ? 4u : 16u; }
 
@@ -154,7 +185,12 @@ struct BlurGridLayout {
     std::uint32_t outRows = 0;      // output rows per interpolation workgroup
     bool staged = false;            // pass 2 stages each workgroup's run of V in shared memory
     std::uint32_t groups[3][2] = {}; // x and y workgroups of each pass (z: layers)
-    VkDeviceSize scratchBytes = 0;  // V (layers x gridRows x width) and F (layers x gridRows x gridCols), fp32
+    bool moments = false;           // V from passes 4 and 5 instead of pass 1
+    std::uint32_t momentGroups[2][2] = {}; // x and y workgroups of passes 4 and 5
+    // V (layers x gridRows x width), then F (layers x gridRows x gridCols) or, before it, the
+    // moments (layers x (gridRows + n) x kBlurMomentSlots x width) and the kernel's projections
+    // ((n + 2 kBlurProjectionPad) x kBlurMoments + kBlurHeadMoments), fp32
+    VkDeviceSize scratchBytes = 0;
 };
 
 // The Decimated method's grid spacing on an axis: floor(sigma / 3), or 1 (not decimated) where
@@ -165,9 +201,10 @@ inline std::uint32_t blurGridStep(float sigma, std::uint32_t radius)
     return std::clamp(static_cast<std::uint32_t>(std::floor(sigma / 3.0f)), 1u, kBlurGridMaxStep);
 }
 
-// stageVecs: the values pass 2 can stage (0: none).
+// stageVecs: the values pass 2 can stage (0: none); moments: the moments form exists.
 inline BlurGridLayout blurGridLayout(VkExtent2D extent, std::uint32_t layers, std::uint32_t rx, std::uint32_t ry,
-                                     float sigmaX, float sigmaY, const BlurFormat& format, std::uint32_t stageVecs)
+                                     float sigmaX, float sigmaY, const BlurFormat& format, std::uint32_t stageVecs,
+                                     bool moments)
 {
     BlurGridLayout g;
     // Spacing sigma / 3 keeps the interpolation within kDecimatedError of the exact blur when
@@ -184,7 +221,15 @@ inline BlurGridLayout blurGridLayout(VkExtent2D extent, std::uint32_t layers, st
     const VkDeviceSize vElements = VkDeviceSize{layers} * g.gridRows * extent.width;
     const VkDeviceSize fElements = VkDeviceSize{layers} * g.gridRows * g.gridCols;
     g.gridOffset = static_cast<std::uint32_t>(std::min<VkDeviceSize>(vElements, UINT32_MAX));
-    g.scratchBytes = (vElements + fElements) * vecBytes;
+    // The moments form where the rows are far apart and the kernel spans few blocks.
+    const std::uint32_t blocks = (2 * ry + 1) / ky;
+    g.moments = moments && ky >= blurMomentMinStep() && blocks <= kBlurMomentMaxBlocks;
+    // The moments, then the kernel's projections on the polynomials.
+    const VkDeviceSize mElements =
+        g.moments ? VkDeviceSize{layers} * (g.gridRows + blocks) * kBlurMomentSlots * extent.width +
+                        (blocks + 2 * kBlurProjectionPad) * kBlurMoments + kBlurHeadMoments
+                  : 0;
+    g.scratchBytes = (vElements + std::max(fElements, mElements)) * vecBytes;
     // The grid points a pass-3 tile interpolates from: at most (63 / kx + 5) x ((outRows - 1) / ky + 5).
     const std::uint32_t sharedWords = kBlurGridSharedBytes / 4, vecWords = blurGridVecBytes(format) / 4;
     for (g.outRows = 64; g.outRows > 4; g.outRows /= 2) {
@@ -225,6 +270,9 @@ inline BlurGridLayout blurGridLayout(VkExtent2D extent, std::uint32_t layers, st
     g.groups[1][1] = g.gridRows;
     g.groups[2][0] = up(extent.width, kBlurGridOutCols);
     g.groups[2][1] = up(extent.height, g.outRows);
+    g.momentGroups[0][0] = g.momentGroups[1][0] = up(extent.width, kBlurGridColumns);
+    g.momentGroups[0][1] = up(g.gridRows + blocks, kBlurMomentBlocksPerGroup);
+    g.momentGroups[1][1] = up(g.gridRows, kBlurMomentRowsPerGroup);
     return g;
 }
 
@@ -663,7 +711,8 @@ inline VkResult Blurrer::create(const Device& device, const BlurrerCreateInfo& i
                                                      {2, offsetof(GridSpec, tableRadius), sizeof(std::uint32_t)},
                                                      {3, offsetof(GridSpec, tableStep), sizeof(std::uint32_t)}};
     const VkSpecializationInfo gridSpecInfo{4, gridEntries, sizeof(GridSpec), &gridSpec};
-    for (int pass = 0; pass < 3; ++pass) {
+    const int gridPipelines = detail::blurMoments(device.properties().deviceType) ? 5 : 3;
+    for (int pass = 0; pass < gridPipelines; ++pass) {
         gridSpec.shared = pass == 1 ? std::max(b.m_gridStageVecs, 1u) * (vecBytes / 4) : detail::kBlurGridSharedBytes / 4;
         r = detail::createComputePipeline(device, fn, fmt->gridCode[pass], fmt->gridBytes[pass], &gridSpecInfo,
                                           b.m_gridPipelineLayout, &b.m_gridPasses[pass]);
@@ -900,7 +949,7 @@ inline VkResult Blurrer::plan(const BlurInfo& info, const char* fn, bool withScr
         p.gridPass2 = small ? m_gridSmallPass2 : m_gridPasses[1];
         p.grid = detail::blurGridLayout(extent, p.layers, p.radius[0], p.radius[1], sigma[0], sigma[1],
                                         *detail::findBlurFormat(m_info.format),
-                                        small ? m_gridSmallStageVecs : m_gridStageVecs);
+                                        small ? m_gridSmallStageVecs : m_gridStageVecs, m_gridPasses[3] != VK_NULL_HANDLE);
         if (p.grid.scratchBytes > limits.maxStorageBufferRange && autoDecimated) {
             BlurInfo direct = info;
             direct.method = BlurMethod::Direct;
@@ -913,6 +962,7 @@ inline VkResult Blurrer::plan(const BlurInfo& info, const char* fn, bool withScr
         }
         groupsFit = true;
         for (const auto& groups : p.grid.groups) groupsFit = groupsFit && fits(groups[0], groups[1]);
+        for (const auto& groups : p.grid.momentGroups) groupsFit = groupsFit && (!p.grid.moments || fits(groups[0], groups[1]));
     }
     if (!groupsFit) {
         return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: the region needs more workgroups than the device allows", fn);
@@ -1016,7 +1066,7 @@ inline VkResult Blurrer::record(VkCommandBuffer cmd, const BlurInfo& info) const
     barrier.dstAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
     f.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 0,
                            nullptr, 1, &barrier, 0, nullptr);
-    f.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, m_gridPasses[0]);
+    f.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, g.moments ? m_gridPasses[3] : m_gridPasses[0]);
     f.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, m_gridPipelineLayout, 0, 3, writes);
     detail::BlurGridPush push{};
     for (int c = 0; c < 4; ++c) push.borderColor[c] = info.borderColor[c];
@@ -1041,10 +1091,20 @@ inline VkResult Blurrer::record(VkCommandBuffer cmd, const BlurInfo& info) const
     push.outRows = g.outRows;
     push.staged = g.staged ? 1u : 0u;
     f.vkCmdPushConstants(cmd, m_gridPipelineLayout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
-    f.vkCmdDispatch(cmd, g.groups[0][0], g.groups[0][1], p.layers);
-    // Passes 2 and 3 read what the pass before wrote (V, then F).
+    // Each pass reads what the pass before wrote (the moments, V, then F); pass 2 writes F over the
+    // moments that pass 5 read.
     barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
     barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT;
+    if (g.moments) {
+        f.vkCmdDispatch(cmd, g.momentGroups[0][0], g.momentGroups[0][1], p.layers);
+        f.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 0,
+                               nullptr, 1, &barrier, 0, nullptr);
+        f.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, m_gridPasses[4]);
+        f.vkCmdDispatch(cmd, g.momentGroups[1][0], g.momentGroups[1][1], p.layers);
+        barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+    } else {
+        f.vkCmdDispatch(cmd, g.groups[0][0], g.groups[0][1], p.layers);
+    }
     for (int pass = 1; pass < 3; ++pass) {
         f.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 0,
                                nullptr, 1, &barrier, 0, nullptr);
