@@ -1131,6 +1131,22 @@ TEST_F(BlurTest, DecimatedMomentsFormMatchesReference) {
     check(c);
 }
 
+// The moments form only where its scratch (about 7 times pass 1's) fits maxStorageBufferRange;
+// above it pass 1 makes V. (detail::blurGridLayout with the limit given.)
+TEST(BlurLayout, MomentsFormOnlyWhereItsScratchFits) {
+    const MomentsForced on(1);
+    const vkfx::detail::BlurFormat &rgba8 = *vkfx::detail::findBlurFormat(VK_FORMAT_R8G8B8A8_UNORM);
+    auto layout = [&](VkDeviceSize maxBytes) {
+        return vkfx::detail::blurGridLayout({1920, 1080}, 1, 192, 192, 64.0f, 64.0f, rgba8, 0, true, maxBytes);
+    };
+    const vkfx::detail::BlurGridLayout fits = layout(VK_WHOLE_SIZE);
+    ASSERT_TRUE(fits.moments);
+    const vkfx::detail::BlurGridLayout over = layout(fits.scratchBytes - 1);
+    EXPECT_FALSE(over.moments);
+    EXPECT_LT(over.scratchBytes, fits.scratchBytes / 4);
+    EXPECT_TRUE(layout(fits.scratchBytes).moments);
+}
+
 // The moments form against V made by pass 1, in fp32 (the forms differ by the polynomial fit:
 // at most 4.6e-5 of the range in the vertical kernel, so within 1e-4 of the range after the
 // horizontal pass and the interpolation; kDecimatedError alone would let a lost head of 1e-3

@@ -286,8 +286,9 @@ public:
     // shrinks as sigmaY grows: about 16 bytes (4 channels; 4 for 1) per texel of the region and
     // layer divided by the vertical grid spacing, max(1, floor(sigmaY / 3)) (1 where radiusY is
     // below floor(3 sigmaY)); where the vertical blur takes its moments form (GPUs, spacing 18 or
-    // more) 7 times that plus 6 n values (16 or 4 bytes) per column of the region and layer, n =
-    // (2 radiusY + 1) / spacing, about 18 (3840x2160 RGBA8 at sigma 64: 52.2 MB instead of 6.8).
+    // more, where that scratch fits maxStorageBufferRange) 7 times that plus 6 n values (16 or 4
+    // bytes) per column of the region and layer, n = (2 radiusY + 1) / spacing, about 18
+    // (3840x2160 RGBA8 at sigma 64: 52.2 MB instead of 6.8).
     // alignment: the storage-buffer offset alignment (0 with size 0).
     // All zero, with no reason, when the Blurrer is not created.
     ScratchRequirements scratchRequirements(const BlurInfo& info) const;

@@ -201,10 +201,12 @@ inline std::uint32_t blurGridStep(float sigma, std::uint32_t radius)
     return std::clamp(static_cast<std::uint32_t>(std::floor(sigma / 3.0f)), 1u, kBlurGridMaxStep);
 }
 
-// stageVecs: the values pass 2 can stage (0: none); moments: the moments form exists.
+// stageVecs: the values pass 2 can stage (0: none); moments: the moments form exists; maxBytes:
+// the largest scratch the moments form may take (the device's maxStorageBufferRange; above it
+// pass 1 makes V, with less scratch).
 inline BlurGridLayout blurGridLayout(VkExtent2D extent, std::uint32_t layers, std::uint32_t rx, std::uint32_t ry,
                                      float sigmaX, float sigmaY, const BlurFormat& format, std::uint32_t stageVecs,
-                                     bool moments)
+                                     bool moments, VkDeviceSize maxBytes)
 {
     BlurGridLayout g;
     // Spacing sigma / 3 keeps the interpolation within kDecimatedError of the exact blur when
@@ -221,15 +223,14 @@ inline BlurGridLayout blurGridLayout(VkExtent2D extent, std::uint32_t layers, st
     const VkDeviceSize vElements = VkDeviceSize{layers} * g.gridRows * extent.width;
     const VkDeviceSize fElements = VkDeviceSize{layers} * g.gridRows * g.gridCols;
     g.gridOffset = static_cast<std::uint32_t>(std::min<VkDeviceSize>(vElements, UINT32_MAX));
-    // The moments form where the rows are far apart and the kernel spans few blocks.
+    // The moments form where the rows are far apart, the kernel spans few blocks and the scratch
+    // fits: the moments, then the kernel's projections on the polynomials.
     const std::uint32_t blocks = (2 * ry + 1) / ky;
-    g.moments = moments && ky >= blurMomentMinStep() && blocks <= kBlurMomentMaxBlocks;
-    // The moments, then the kernel's projections on the polynomials.
-    const VkDeviceSize mElements =
-        g.moments ? VkDeviceSize{layers} * (g.gridRows + blocks) * kBlurMomentSlots * extent.width +
-                        (blocks + 2 * kBlurProjectionPad) * kBlurMoments + kBlurHeadMoments
-                  : 0;
-    g.scratchBytes = (vElements + std::max(fElements, mElements)) * vecBytes;
+    const VkDeviceSize mElements = VkDeviceSize{layers} * (g.gridRows + blocks) * kBlurMomentSlots * extent.width +
+                                   (blocks + 2 * kBlurProjectionPad) * kBlurMoments + kBlurHeadMoments;
+    g.moments = moments && ky >= blurMomentMinStep() && blocks <= kBlurMomentMaxBlocks &&
+                (vElements + std::max(fElements, mElements)) * vecBytes <= maxBytes;
+    g.scratchBytes = (vElements + std::max(fElements, g.moments ? mElements : 0)) * vecBytes;
     // The grid points a pass-3 tile interpolates from: at most (63 / kx + 5) x ((outRows - 1) / ky + 5).
     const std::uint32_t sharedWords = kBlurGridSharedBytes / 4, vecWords = blurGridVecBytes(format) / 4;
     for (g.outRows = 64; g.outRows > 4; g.outRows /= 2) {
@@ -949,7 +950,8 @@ inline VkResult Blurrer::plan(const BlurInfo& info, const char* fn, bool withScr
         p.gridPass2 = small ? m_gridSmallPass2 : m_gridPasses[1];
         p.grid = detail::blurGridLayout(extent, p.layers, p.radius[0], p.radius[1], sigma[0], sigma[1],
                                         *detail::findBlurFormat(m_info.format),
-                                        small ? m_gridSmallStageVecs : m_gridStageVecs, m_gridPasses[3] != VK_NULL_HANDLE);
+                                        small ? m_gridSmallStageVecs : m_gridStageVecs, m_gridPasses[3] != VK_NULL_HANDLE,
+                                        limits.maxStorageBufferRange);
         if (p.grid.scratchBytes > limits.maxStorageBufferRange && autoDecimated) {
             BlurInfo direct = info;
             direct.method = BlurMethod::Direct;
