@@ -123,9 +123,9 @@ uint momentIndex(uint layer, uint block, uint slot, int x, int width)
     return pc.gridOffset + ((layer * momentBlocks() + block) * kMomentSlots + slot) * uint(width) + uint(x);
 }
 
-// The kernel's projections (pass 4 writes them, pass 5 reads them): one value each after every
-// layer's moments.
-// Blocks of zeros each side of the projections, so that pass 5's 4 grid rows index them without bounds.
+// The kernel's projections on the polynomials (pass 4 writes them, pass 5 reads them): one value
+// each after every layer's moments, with kProjectionPad blocks of zeros each side so that pass
+// 5's 4 grid rows index them without bounds.
 const uint kProjectionPad = 3u;
 uint projectionCount() { return (fullBlocks() + 2u * kProjectionPad) * kMoments + kHeadMoments; }
 uint projectionIndex(uint i)
@@ -356,8 +356,7 @@ void main()
 #elif VKFX_BLUR_PASS == 5
 
 // The projections of the vertical kernel on the polynomials (from pass 4): sFull[(j +
-// kProjectionPad) kMoments + m] for block j,
-// sHead[m] for the head.
+// kProjectionPad) kMoments + m] for block j, sHead[m] for the head.
 const uint kMaxBlocks = 64u; // the host's kBlurMomentMaxBlocks
 const uint kPointsPerInvocation = 4u;
 shared float sFull[(kMaxBlocks + 2u * kProjectionPad) * kMoments];
