@@ -394,6 +394,14 @@ class Job {
             m_downloads.push_back(staging.download(cmd, m_dstImage, 0, layer));
     }
 
+    // The destination layers readback() downloaded.
+    std::vector<std::vector<std::uint8_t>> outputs(const Staging &staging) const {
+        std::vector<std::vector<std::uint8_t>> out;
+        for (std::size_t d : m_downloads)
+            out.push_back(staging.bytes(d));
+        return out;
+    }
+
     // The region against the reference, the rest against the poison. `written`: false when the
     // record was expected to write nothing.
     void verify(const Staging &staging, bool written = true) const {
@@ -481,33 +489,41 @@ class BlurTest : public GpuTest {
         return blur->scratchRequirements(info).size;
     }
 
-    // Case c's destination layers as recorded (not checked; empty after a failure).
-    std::vector<std::vector<std::uint8_t>> outputs(const BlurCase &c) {
-        Job job(c);
-        const vkfx::Blurrer *blur = cachedBlurrer(c.format);
-        if (!blur || !job.create()) {
-            ADD_FAILURE() << "no Blurrer or images for " << c.describe();
-            return {};
-        }
-        Staging staging;
+    // Creates job's images and records its upload, blur and readback on the cached Blurrer of its
+    // format, then waits for them.
+    static ::testing::AssertionResult run(Job &job, Staging &staging) {
+        const vkfx::Blurrer *blur = cachedBlurrer(job.spec().format);
+        if (!blur)
+            return ::testing::AssertionFailure() << "no Blurrer";
+        const ::testing::AssertionResult created = job.create();
+        if (!created)
+            return created;
         VkResult recorded = VK_ERROR_UNKNOWN;
-        std::vector<std::size_t> downloads;
         const VkResult submitted = submitAndWait([&](VkCommandBuffer cmd) {
             job.setup(cmd, staging);
             recorded = blur->record(cmd, job.info());
-            transition(cmd, job.destinationImage(), 0, 1, use::kComputeWrite, use::kTransferSrc);
-            for (std::uint32_t layer = 0; layer < c.layers; ++layer)
-                downloads.push_back(staging.download(cmd, job.destinationImage(), 0, layer));
+            job.readback(cmd, staging);
             staging.downloadsToHost(cmd);
         });
-        if (submitted != VK_SUCCESS || !staging.ok() || recorded != VK_SUCCESS) {
-            ADD_FAILURE() << c.describe() << ": recording or running failed: " << vkfx::lastError();
+        if (submitted != VK_SUCCESS)
+            return ::testing::AssertionFailure() << "submitting failed (" << submitted << ")";
+        if (!staging.ok())
+            return ::testing::AssertionFailure() << staging.error();
+        if (recorded != VK_SUCCESS)
+            return ::testing::AssertionFailure() << "record failed (" << recorded << "): " << vkfx::lastError();
+        return ::testing::AssertionSuccess();
+    }
+
+    // Case c's destination layers as recorded (not checked; empty after a failure).
+    std::vector<std::vector<std::uint8_t>> outputs(const BlurCase &c) {
+        Job job(c);
+        Staging staging;
+        const ::testing::AssertionResult ran = run(job, staging);
+        if (!ran) {
+            ADD_FAILURE() << c.describe() << ": " << ran.message();
             return {};
         }
-        std::vector<std::vector<std::uint8_t>> out;
-        for (std::size_t d : downloads)
-            out.push_back(staging.bytes(d));
-        return out;
+        return job.outputs(staging);
     }
 
     void runCase(const BlurCase &c) {
@@ -516,20 +532,8 @@ class BlurTest : public GpuTest {
         std::string why;
         if (!job.supported(&why))
             GTEST_SKIP() << why;
-        const vkfx::Blurrer *blur = cachedBlurrer(c.format);
-        ASSERT_NE(blur, nullptr);
-        ASSERT_TRUE(job.create());
         Staging staging;
-        VkResult recorded = VK_ERROR_UNKNOWN;
-        ASSERT_EQ(submitAndWait([&](VkCommandBuffer cmd) {
-                      job.setup(cmd, staging);
-                      recorded = blur->record(cmd, job.info());
-                      job.readback(cmd, staging);
-                      staging.downloadsToHost(cmd);
-                  }),
-                  VK_SUCCESS);
-        ASSERT_TRUE(staging.ok()) << staging.error();
-        ASSERT_EQ(recorded, VK_SUCCESS) << vkfx::lastError();
+        ASSERT_TRUE(run(job, staging));
         job.verify(staging);
     }
 };
@@ -1169,12 +1173,13 @@ TEST_F(BlurTest, DecimatedMomentsFormAgreesWithPassOne) {
         for (std::uint32_t layer = 0; layer < c.layers; ++layer) {
             ASSERT_EQ(plain[layer].size(), moments[layer].size());
             for (std::size_t t = 0; t < plain[layer].size() / f.bytesPerTexel; ++t) {
-                if (std::memcmp(plain[layer].data() + t * f.bytesPerTexel, moments[layer].data() + t * f.bytesPerTexel,
-                                f.bytesPerTexel) == 0)
+                const std::uint8_t *p = plain[layer].data() + t * f.bytesPerTexel;
+                const std::uint8_t *m = moments[layer].data() + t * f.bytesPerTexel;
+                if (std::memcmp(p, m, f.bytesPerTexel) == 0)
                     continue; // equal, the poison outside the region included
                 for (std::uint32_t ch = 0; ch < f.channels; ++ch) {
-                    const double a = decode(f, plain[layer].data() + t * f.bytesPerTexel, ch);
-                    const double b = decode(f, moments[layer].data() + t * f.bytesPerTexel, ch);
+                    const double a = decode(f, p, ch);
+                    const double b = decode(f, m, ch);
                     worst = std::isnan(a - b) ? INFINITY : std::max(worst, std::abs(a - b));
                 }
             }

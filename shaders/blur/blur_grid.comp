@@ -348,7 +348,8 @@ void main()
         }
     }
 #undef VKFX_ADD_ROW
-    [[unroll]] for (uint m = 0u; m < kMoments; ++m) values[momentIndex(uint(layer), block, m, x, width)] = full[m];
+    [[unroll]] for (uint m = 0u; m < kMoments; ++m)
+        values[momentIndex(uint(layer), block, m, x, width)] = full[m];
     [[unroll]] for (uint m = 0u; m < kHeadMoments; ++m)
         values[momentIndex(uint(layer), block, kMoments + m, x, width)] = head[m];
 }
@@ -400,7 +401,8 @@ void main()
     }
     for (; t < blocks; ++t) {
         VEC mo[kMoments];
-        [[unroll]] for (uint m = 0u; m < kMoments; ++m) mo[m] = values[momentIndex(layer, min(row0 + t, last), m, x, width)];
+        [[unroll]] for (uint m = 0u; m < kMoments; ++m)
+            mo[m] = values[momentIndex(layer, min(row0 + t, last), m, x, width)];
         VKFX_ADD_BLOCK(t, mo);
     }
 #undef VKFX_ADD_BLOCK

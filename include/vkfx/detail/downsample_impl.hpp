@@ -284,14 +284,15 @@ inline bool downsampleEdgeOrder(VkPhysicalDeviceType type) {
 }
 
 // The most 64x64 blocks of the level read (over all layers) with which a chain that has odd edge
-// texels binds that pipeline (downsampleOddEdges), for a kernel of read mode `read` and `channels`
-// channels: 2048 where it reads a regular footprint with one sampler read, 1024 for the others. Edge groups come first in dispatch order and end
-// last; on larger images the regular blocks take the time, and the reordered pipeline's build of
-// them was slower where a footprint takes several reads. H100, median us, row-major / odd texels
-// last (docs/downsample-performance.md v44): 2047^2 (961 blocks) RGBA8 28.6 / 22.4, sRGB8 32.5 /
-// 26.8, RGBA16F 39.6 / 34.3, R32F 27.1 / 20.9; 2879x1619 (1100) RGBA16F 36.9 / 37.2; 3839x2159
-// (1947) RGBA8 35.3 / 33.8, R32F 37.1 / 32.9, sRGB8 40.7 / 42.1, RGBA16F 54.1 / 56.7; 4095^2
-// (3969) RGBA8 51.6 / 51.8.
+// texels binds that pipeline (downsampleOddEdges), for a kernel of read mode `read` and
+// `channels` channels: 2048 where it reads a regular footprint with one sampler read, 1024 for
+// the others. Edge groups come first in dispatch order and end last; on larger images the regular
+// blocks take the time, and the reordered pipeline's build of them was slower where a footprint
+// takes several reads. H100, median us, row-major / odd texels last
+// (docs/downsample-performance.md v44): 2047^2 (961 blocks) RGBA8 28.6 / 22.4, sRGB8 32.5 / 26.8,
+// RGBA16F 39.6 / 34.3, R32F 27.1 / 20.9; 2879x1619 (1100) RGBA16F 36.9 / 37.2; 3839x2159 (1947)
+// RGBA8 35.3 / 33.8, R32F 37.1 / 32.9, sRGB8 40.7 / 42.1, RGBA16F 54.1 / 56.7; 4095^2 (3969)
+// RGBA8 51.6 / 51.8.
 inline std::uint64_t downsampleOddEdgeBlocks(std::uint32_t read, std::uint32_t channels) {
     return downsampleOneReadPerFootprint(read, channels) ? 2048 : 1024;
 }
