@@ -1089,7 +1089,14 @@ struct MomentsForced {
     ~MomentsForced() { vkfx::detail::blurMomentsOverride = 0; }
 };
 
+// Pass 5's blocks split among 1 to 8 invocations, whatever the rule picks for the case.
+struct SplitsForced {
+    explicit SplitsForced(std::uint32_t value) { vkfx::detail::blurMomentSplitsOverride = value; }
+    ~SplitsForced() { vkfx::detail::blurMomentSplitsOverride = 0; }
+};
+
 TEST_F(BlurTest, DecimatedMomentsFormMatchesReference) {
+    std::uint32_t splits = 0; // the rule, then 1, 2, 4, 8 in turn
     auto check = [&](const BlurCase &c) {
         std::optional<VkDeviceSize> without, with;
         {
@@ -1100,6 +1107,8 @@ TEST_F(BlurTest, DecimatedMomentsFormMatchesReference) {
         with = scratchFor(c);
         ASSERT_TRUE(without && with);
         EXPECT_GT(*with, *without) << c.describe() << ": the moments form was not taken";
+        SplitsForced forced(splits);
+        splits = splits == 0 ? 1 : splits == 8 ? 0 : 2 * splits;
         runCase(c);
     };
     BlurCase c = decimated({61, 53}, 13.0f); // spacing 4, 9 blocks and a head of 3 rows

@@ -141,34 +141,10 @@ uint projectionIndex(uint i)
 
 #endif
 
-#if VKFX_BLUR_PASS == 1 || VKFX_BLUR_PASS == 2
+#if VKFX_BLUR_PASS == 1 || VKFX_BLUR_PASS == 2 || VKFX_BLUR_PASS == 5
 
-// Grid points per invocation: 4 consecutive grid rows (pass 1) or columns (pass 2), whose tap
-// windows overlap: one read of a tap serves all 4.
-const uint kPointsPerInvocation = 4u;
-
-// The weights of one axis, padded with 3 k zeros each side: sWeight[u] is the weight of tap
-// u - 3 k (0 .. 2 r), 0 outside, for u in 0 .. 2 r + 6 k.
-shared float sWeight[2u * kTableRadius + 1u + 6u * kTableStep];
+// Passes 1, 2 and 5 split a point's taps (or blocks) among `splits` invocations.
 shared VEC sPart[kGroupSize];
-
-// sWeight for an axis; the caller's barrier makes it visible.
-void storeWeights(uint axis)
-{
-    int r = int(pc.radius[axis]);
-    int pad = 3 * int(pc.grid[axis]);
-    for (uint u = gl_LocalInvocationIndex; u < uint(2 * r + 1 + 2 * pad); u += kGroupSize) {
-        int i = int(u) - pad;
-        float d = float(i - r);
-        sWeight[u] = i >= 0 && i <= 2 * r ? exp(pc.weightScale[axis] * d * d) * pc.weightNorm[axis] : 0.0;
-    }
-}
-
-void loadWeights(uint axis)
-{
-    storeWeights(axis);
-    barrier();
-}
 
 // The sum of the `splits` partial sums of a point, kept by the invocations whose split index is
 // 0 (the others' results are undefined). The partials are `stride` invocations apart.
@@ -191,6 +167,35 @@ void splitRange(int span, uint splits, uint split, out int begin, out int end)
     int per = (span + int(splits) - 1) / int(splits);
     begin = int(split) * per;
     end = min(begin + per, span);
+}
+
+#endif
+
+#if VKFX_BLUR_PASS == 1 || VKFX_BLUR_PASS == 2
+
+// Grid points per invocation: 4 consecutive grid rows (pass 1) or columns (pass 2), whose tap
+// windows overlap: one read of a tap serves all 4.
+const uint kPointsPerInvocation = 4u;
+
+// The weights of one axis, padded with 3 k zeros each side: sWeight[u] is the weight of tap
+// u - 3 k (0 .. 2 r), 0 outside, for u in 0 .. 2 r + 6 k.
+shared float sWeight[2u * kTableRadius + 1u + 6u * kTableStep];
+// sWeight for an axis; the caller's barrier makes it visible.
+void storeWeights(uint axis)
+{
+    int r = int(pc.radius[axis]);
+    int pad = 3 * int(pc.grid[axis]);
+    for (uint u = gl_LocalInvocationIndex; u < uint(2 * r + 1 + 2 * pad); u += kGroupSize) {
+        int i = int(u) - pad;
+        float d = float(i - r);
+        sWeight[u] = i >= 0 && i <= 2 * r ? exp(pc.weightScale[axis] * d * d) * pc.weightNorm[axis] : 0.0;
+    }
+}
+
+void loadWeights(uint axis)
+{
+    storeWeights(axis);
+    barrier();
 }
 
 // acc[m] += the weight of tap t of point m (taps start k apart) times v.
@@ -267,9 +272,10 @@ void main()
 #elif VKFX_BLUR_PASS == 4
 
 const uint kBlocksPerGroup = kGroupSize / kColumnsPerGroup;
-// The polynomials' values at each row of a block (sBasis) and of the head (sHeadBasis).
-shared vec4 sBasis[kTableStep];
-shared vec2 sHeadBasis[kTableStep];
+// The polynomials' values at each row of a block (sBasis) and of the head (sHeadBasis), and
+// zeros after them for the last batch of a walk's reads.
+shared vec4 sBasis[kTableStep + kTapsInFlight];
+shared vec2 sHeadBasis[kTableStep + kTapsInFlight];
 
 // The projections of the vertical kernel on the polynomials (see pass 5), written after the
 // moments by workgroup 0: entry (j + kProjectionPad) kMoments + m for block j (0 .. n - 1;
@@ -307,6 +313,9 @@ void main()
     if (tid < uint(k)) {
         sBasis[tid] = chebyshev(float(tid), float(k), chebyshevNorms(float(k)));
         sHeadBasis[tid] = chebyshev(float(tid), float(q), chebyshevNorms(float(q))).xy;
+    } else if (tid < uint(k) + kTapsInFlight) {
+        sBasis[tid] = vec4(0.0);
+        sHeadBasis[tid] = vec2(0.0);
     }
     barrier();
     if (gl_WorkGroupID == uvec3(0u)) storeProjections(k, q);
@@ -329,16 +338,13 @@ void main()
         }                                                                                          \
     }
     if (y0 >= 0 && y0 + k <= height) {
-        // kTapsInFlight reads issued together, then their moments.
-        int s = 0;
-        for (; s + int(kTapsInFlight) <= k; s += int(kTapsInFlight)) {
+        // kTapsInFlight reads issued together, then their moments; the last batch reads rows of
+        // the block again, whose polynomials past row k - 1 are 0 (one round trip instead of one
+        // per row left).
+        for (int s = 0; s < k; s += int(kTapsInFlight)) {
             VEC a[kTapsInFlight];
-            [[unroll]] for (uint u = 0u; u < kTapsInFlight; ++u) a[u] = fetch(x, y0 + s + int(u), layer);
+            [[unroll]] for (uint u = 0u; u < kTapsInFlight; ++u) a[u] = fetch(x, y0 + min(s + int(u), k - 1), layer);
             [[unroll]] for (uint u = 0u; u < kTapsInFlight; ++u) VKFX_ADD_ROW(s + int(u), a[u])
-        }
-        for (; s < k; ++s) {
-            VEC a = fetch(x, y0 + s, layer);
-            VKFX_ADD_ROW(s, a)
         }
     } else {
         for (int s = 0; s < k; ++s) {
@@ -365,7 +371,8 @@ shared float sHead[kHeadMoments];
 // Blocks whose moments an invocation loads together before adding them up.
 const uint kBlocksInFlight = 2u;
 
-// Invocation: lane = column, warp-sized block = 4 consecutive grid rows (as pass 1 without splits).
+// Invocation: lane = column, warp-sized block = (4 consecutive grid rows, split): the n + 3
+// blocks of the 4 rows are split into pc.splits.x consecutive ranges (as pass 1's taps).
 void main()
 {
     uint tid = gl_LocalInvocationIndex;
@@ -377,40 +384,52 @@ void main()
         else sHead[i - (n + 2u * kProjectionPad) * kMoments] = a;
     }
     barrier();
-    uint rowsPerGroup = kPointsPerInvocation * (kGroupSize / kColumnsPerGroup);
+    uint splits = pc.splits.x;
+    uint block = tid / kColumnsPerGroup;
+    uint split = block % splits;
+    uint rowsPerGroup = kPointsPerInvocation * (kGroupSize / kColumnsPerGroup / splits);
     int x = int(gl_WorkGroupID.x * kColumnsPerGroup + tid % kColumnsPerGroup);
-    uint row0 = gl_WorkGroupID.y * rowsPerGroup + (tid / kColumnsPerGroup) * kPointsPerInvocation; // gy + 1
-    if (x >= width || row0 >= pc.gridRows) return;
+    uint row0 = gl_WorkGroupID.y * rowsPerGroup + (block / splits) * kPointsPerInvocation; // gy + 1
+    bool live = x < width && row0 < pc.gridRows;
     uint layer = gl_WorkGroupID.z;
     uint last = momentBlocks() - 1u;
+    int tBegin, tEnd;
+    splitRange(int(n + kPointsPerInvocation - 1u), splits, split, tBegin, tEnd);
     VEC acc[kPointsPerInvocation];
     [[unroll]] for (uint p = 0u; p < kPointsPerInvocation; ++p) acc[p] = VEC(0.0);
-    // Block row0 + t serves grid row row0 + p as its block t - p.
+    if (live) {
+        // Block row0 + t serves grid row row0 + p as its block t - p.
 #define VKFX_ADD_BLOCK(t, mo)                                                                       \
     [[unroll]] for (uint p = 0u; p < kPointsPerInvocation; ++p)                                   \
         [[unroll]] for (uint m = 0u; m < kMoments; ++m)                                            \
             acc[p] += sFull[((t) + kProjectionPad - p) * kMoments + m] * (mo)[m]
-    uint blocks = n + kPointsPerInvocation - 1u;
-    uint t = 0u;
-    for (; t + kBlocksInFlight <= blocks; t += kBlocksInFlight) {
-        VEC mo[kBlocksInFlight][kMoments];
-        [[unroll]] for (uint u = 0u; u < kBlocksInFlight; ++u)
+        uint t = uint(tBegin);
+        for (; t + kBlocksInFlight <= uint(tEnd); t += kBlocksInFlight) {
+            VEC mo[kBlocksInFlight][kMoments];
+            [[unroll]] for (uint u = 0u; u < kBlocksInFlight; ++u)
+                [[unroll]] for (uint m = 0u; m < kMoments; ++m)
+                    mo[u][m] = values[momentIndex(layer, min(row0 + t + u, last), m, x, width)];
+            [[unroll]] for (uint u = 0u; u < kBlocksInFlight; ++u) VKFX_ADD_BLOCK(t + u, mo[u]);
+        }
+        for (; t < uint(tEnd); ++t) {
+            VEC mo[kMoments];
             [[unroll]] for (uint m = 0u; m < kMoments; ++m)
-                mo[u][m] = values[momentIndex(layer, min(row0 + t + u, last), m, x, width)];
-        [[unroll]] for (uint u = 0u; u < kBlocksInFlight; ++u) VKFX_ADD_BLOCK(t + u, mo[u]);
-    }
-    for (; t < blocks; ++t) {
-        VEC mo[kMoments];
-        [[unroll]] for (uint m = 0u; m < kMoments; ++m)
-            mo[m] = values[momentIndex(layer, min(row0 + t, last), m, x, width)];
-        VKFX_ADD_BLOCK(t, mo);
-    }
+                mo[m] = values[momentIndex(layer, min(row0 + t, last), m, x, width)];
+            VKFX_ADD_BLOCK(t, mo);
+        }
 #undef VKFX_ADD_BLOCK
+        if (split == splits - 1u) {
+            [[unroll]] for (uint p = 0u; p < kPointsPerInvocation; ++p) {
+                uint head = min(row0 + p + n, last);
+                [[unroll]] for (uint m = 0u; m < kHeadMoments; ++m)
+                    acc[p] += sHead[m] * values[momentIndex(layer, head, kMoments + m, x, width)];
+            }
+        }
+    }
     [[unroll]] for (uint p = 0u; p < kPointsPerInvocation; ++p) {
-        uint block = min(row0 + p + n, last);
-        [[unroll]] for (uint m = 0u; m < kHeadMoments; ++m)
-            acc[p] += sHead[m] * values[momentIndex(layer, block, kMoments + m, x, width)];
-        if (row0 + p < pc.gridRows) values[(layer * pc.gridRows + row0 + p) * uint(width) + uint(x)] = acc[p];
+        VEC sum = sumSplits(acc[p], splits, split, kColumnsPerGroup);
+        if (live && split == 0u && row0 + p < pc.gridRows)
+            values[(layer * pc.gridRows + row0 + p) * uint(width) + uint(x)] = sum;
     }
 }
 
