@@ -180,6 +180,7 @@ const uint kPointsPerInvocation = 4u;
 // The weights of one axis, padded with 3 k zeros each side: sWeight[u] is the weight of tap
 // u - 3 k (0 .. 2 r), 0 outside, for u in 0 .. 2 r + 6 k.
 shared float sWeight[2u * kTableRadius + 1u + 6u * kTableStep];
+
 // sWeight for an axis; the caller's barrier makes it visible.
 void storeWeights(uint axis)
 {
