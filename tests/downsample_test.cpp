@@ -1918,6 +1918,55 @@ TEST_F(DownsampleBadInput, TargetMipLevelsBeyondTheFullChainAreRejected) {
     expectTargetFails(VK_ERROR_VALIDATION_FAILED_EXT, t);
 }
 
+TEST_F(DownsampleBadInput, LayerRangesPastTheDeviceLimitAreRejected) {
+    const std::uint32_t maxLayers = ctx().vkfx.properties().limits.maxImageArrayLayers;
+    const std::uint32_t bases[] = {0xFFFFFFFFu, maxLayers};
+    for (std::uint32_t base : bases) {
+        SCOPED_TRACE(base);
+        vkfx::DownsampleTargetCreateInfo t = goodTargetInfo();
+        t.baseArrayLayer = base;
+        t.layerCount = 2; // base + count wraps around 32 bits for the first
+        expectTargetFails(VK_ERROR_VALIDATION_FAILED_EXT, t);
+        EXPECT_NE(std::string(vkfx::lastError()).find("maxImageArrayLayers"), std::string::npos)
+            << vkfx::lastError();
+    }
+}
+
+// A record with nothing below its level (a no-op) still checks the rest of its arguments.
+TEST_F(DownsampleBadInput, ANoOpRecordStillChecksItsArguments) {
+    vkfx::DownsampleInfo good = m_job->info();
+    good.baseLevel = m_job->image().spec().mipLevels - 1;
+    good.levelCount = VK_REMAINING_MIP_LEVELS;
+    ASSERT_EQ(submitAndWait([&](VkCommandBuffer cmd) { EXPECT_EQ(m_ds->record(cmd, good), VK_SUCCESS); }),
+              VK_SUCCESS);
+    vkfx::DownsampleInfo layout = good;
+    layout.sourceLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+    expectRecordFails(VK_ERROR_VALIDATION_FAILED_EXT, [&](VkCommandBuffer cmd) { return m_ds->record(cmd, layout); });
+    vkfx::DownsampleInfo dispatches = good;
+    dispatches.dispatches = static_cast<vkfx::DownsampleDispatches>(9);
+    expectRecordFails(VK_ERROR_VALIDATION_FAILED_EXT,
+                      [&](VkCommandBuffer cmd) { return m_ds->record(cmd, dispatches); });
+    Buffer scratch;
+    ASSERT_EQ(scratch.create(4096, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT), VK_SUCCESS);
+    vkfx::DownsampleInfo offset = good;
+    offset.scratchBuffer = scratch.handle();
+    offset.scratchOffset = 3;
+    expectRecordFails(VK_ERROR_VALIDATION_FAILED_EXT, [&](VkCommandBuffer cmd) { return m_ds->record(cmd, offset); });
+}
+
+TEST_F(DownsampleBadInput, UnknownDepthLevelZeroIsRejectedAtDownsamplerCreation) {
+    const std::string before = freshLastError();
+    vkfx::DownsamplerCreateInfo info;
+    info.format = VK_FORMAT_R32_SFLOAT;
+    info.depthFormat = VK_FORMAT_D32_SFLOAT;
+    info.depthLevelZero = static_cast<vkfx::DepthLevelZero>(7);
+    vkfx::Downsampler ds;
+    EXPECT_EQ(vkfx::Downsampler::create(ctx().vkfx, info, &ds), VK_ERROR_VALIDATION_FAILED_EXT);
+    EXPECT_TRUE(isFreshReason(before));
+    EXPECT_NE(std::string(vkfx::lastError()).find("depthLevelZero"), std::string::npos) << vkfx::lastError();
+    EXPECT_FALSE(ds.valid());
+}
+
 TEST_F(DownsampleBadInput, LevelCountBeyondTheChainIsRejected) {
     vkfx::DownsampleInfo info = m_job->info();
     info.levelCount = m_job->writtenLevels() + 1;

@@ -115,11 +115,22 @@ struct DeviceFunctions {
     PFN_vkCmdPipelineBarrier vkCmdPipelineBarrier = nullptr;
 };
 
+// The levels of a full mip chain of `extent`: floor(log2(max(width, height))) + 1, what
+// VkImageCreateInfo::mipLevels takes for one.
+inline std::uint32_t fullMipLevels(VkExtent2D extent)
+{
+    std::uint32_t levels = 1;
+    for (std::uint32_t m = std::max(extent.width, extent.height); m > 1; m >>= 1) ++levels;
+    return levels;
+}
+
 // Scratch memory an operation needs for a given size of work (like VkMemoryRequirements for a
 // buffer the caller creates): at least `size` bytes, at an offset that is a multiple of
 // `alignment`, in a buffer created with `usage`.
 struct ScratchRequirements {
-    // Bytes needed; 0: no scratch is needed, or the query's object or arguments are not valid.
+    // Bytes needed; 0: no scratch is needed, or the query's object or device is not valid. The
+    // arguments are not validated (record() checks them): sizes for arguments a record would
+    // reject mean nothing.
     VkDeviceSize size = 0;
     // Required alignment of the scratch offset: max(minStorageBufferOffsetAlignment, 4); 0 where
     // the query's object or device is not valid (and for a blur that needs no scratch).
@@ -332,6 +343,24 @@ inline VkDeviceSize storageBufferAlignment(const Device& device);
 
 // Creates a compute pipeline from SPIR-V; the shader module lives only for the call. `what`
 // prefixes the reason reported through device.fail() on failure.
+// A target's layers: layerCount 1 .. min(maxImageArrayLayers, maxComputeWorkGroupCount[2]) (a
+// record dispatches one workgroup layer per layer) and baseArrayLayer + layerCount at most
+// maxImageArrayLayers (no image has more; vkfx does not know the image's arrayLayers).
+inline VkResult checkLayers(const Device& device, const char* fn, std::uint32_t base, std::uint32_t count)
+{
+    const VkPhysicalDeviceLimits& limits = device.properties().limits;
+    const std::uint32_t most = std::min(limits.maxImageArrayLayers, limits.maxComputeWorkGroupCount[2]);
+    if (count == 0 || count > most) {
+        return device.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: layerCount %u is outside 1..%u", fn, count, most);
+    }
+    if (std::uint64_t{base} + count > limits.maxImageArrayLayers) {
+        return device.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: layers %u..%llu lie past the device's maxImageArrayLayers %u",
+                           fn, base, static_cast<unsigned long long>(std::uint64_t{base} + count - 1),
+                           limits.maxImageArrayLayers);
+    }
+    return VK_SUCCESS;
+}
+
 inline VkResult createComputePipeline(const Device& device, const char* what, const std::uint32_t* code,
                                       std::size_t bytes, const VkSpecializationInfo* spec,
                                       VkPipelineLayout layout, VkPipeline* pipeline);

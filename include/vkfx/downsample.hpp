@@ -70,15 +70,6 @@
 
 namespace vkfx {
 
-// The levels of a full mip chain of `extent`: floor(log2(max(width, height))) + 1, what
-// VkImageCreateInfo::mipLevels takes for one.
-inline std::uint32_t fullMipLevels(VkExtent2D extent)
-{
-    std::uint32_t levels = 1;
-    for (std::uint32_t m = std::max(extent.width, extent.height); m > 1; m >>= 1) ++levels;
-    return levels;
-}
-
 // The extent of level `level` of an image whose level 0 is `extent`: each side
 // max(1, side >> level), as Vulkan defines it.
 inline VkExtent2D mipExtent(VkExtent2D extent, std::uint32_t level)
@@ -181,8 +172,9 @@ struct DownsampleTargetCreateInfo {
     const VkFormat* viewFormats = nullptr;
     std::uint32_t viewFormatCount = 0;
     // The layers processed (a cube is 6 layers; a cube array 6n); every record processes all of
-    // them. layerCount: 1 .. min(maxImageArrayLayers, maxComputeWorkGroupCount[2]); the range
-    // must lie inside the image (not checked: vkfx does not know its arrayLayers).
+    // them. layerCount: 1 .. min(maxImageArrayLayers, maxComputeWorkGroupCount[2]);
+    // baseArrayLayer + layerCount at most maxImageArrayLayers. The range must lie inside the image
+    // (vkfx does not know its arrayLayers: beyond that limit, not checked).
     std::uint32_t baseArrayLayer = 0;
     std::uint32_t layerCount = 1;
     // Reduction::MinMax only: the image that receives the max chain, created exactly like `image`
@@ -216,7 +208,8 @@ public:
     // depth image one sampled view of level 0. `*target` is destroyed first. `device` must
     // outlive the target (it keeps a pointer). Errors (reason in lastError()):
     //   VK_ERROR_VALIDATION_FAILED_EXT  null target, device not created, null image, extent,
-    //                                   mipLevels or layerCount out of range, usage without
+    //                                   mipLevels, layerCount or the layers' range out of
+    //                                   range, usage without
     //                                   STORAGE (or SAMPLED, colour targets), sRGB without
     //                                   MUTABLE_FORMAT, viewFormats null with a count or lacking
     //                                   a needed format, depth usage without SAMPLED, an empty
@@ -346,7 +339,8 @@ public:
     // not R32_SFLOAT), VK_ERROR_FEATURE_NOT_PRESENT (B8G8R8A8 without
     // shaderStorageImageWriteWithoutFormat; R16_UNORM, R16G16_SFLOAT, B10G11R11_UFLOAT_PACK32
     // without shaderStorageImageExtendedFormats), VK_ERROR_VALIDATION_FAILED_EXT (null output,
-    // device not created, unknown reduction, unknown flags, DownsamplerFlagTexelFetch with
+    // device not created, unknown reduction or depthLevelZero, unknown flags,
+    // DownsamplerFlagTexelFetch with
     // DownsamplerFlagSamplerFilter), VK_ERROR_OUT_OF_DEVICE_MEMORY (no host-visible memory type for
     // the scratch), or Vulkan's own. `device` must outlive the Downsampler (it keeps a pointer).
     static VkResult create(const Device& device, const DownsamplerCreateInfo& info,
@@ -399,15 +393,17 @@ public:
     // must be in VK_IMAGE_LAYOUT_GENERAL, earlier accesses to them finished before
     // COMPUTE_SHADER; afterwards they are written by COMPUTE_SHADER / SHADER_STORAGE_WRITE (still
     // in GENERAL). No barrier on the images is recorded, nor any layout transition.
-    // When levelCount is VK_REMAINING_MIP_LEVELS and nothing lies below baseLevel, it records
-    // nothing and returns VK_SUCCESS.
+    // When levelCount is VK_REMAINING_MIP_LEVELS and nothing lies below baseLevel, it checks the
+    // rest of `info` (sourceLayout, dispatches, scratchOffset), records nothing and returns
+    // VK_SUCCESS.
     // Errors (nothing recorded, reason in lastError()): VK_ERROR_VALIDATION_FAILED_EXT for a
     // Downsampler not created, a null cmd or target, a target of another format, depth format or
     // device, a depth target with a colour Downsampler or the reverse, a depth pyramid whose
     // extent does not match DepthLevelZero or a baseLevel other than 0, levels outside the image,
     // more than 15 levels, a missing maxImage or a MinMax baseLevel other than 0, a sourceLayout
     // not listed at DownsampleInfo, an unknown DownsampleDispatches, scratch that is too small
-    // (the owned one included) or misaligned, or more than one dispatch can address.
+    // (the owned one included) or misaligned, or more than one dispatch can address or than the
+    // device's maxStorageBufferRange.
     // Cost: reads the level read once and writes every written level once (measured speeds:
     // README, "Performance").
     VkResult record(VkCommandBuffer cmd, const DownsampleInfo& info) const;

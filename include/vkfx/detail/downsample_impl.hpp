@@ -407,12 +407,7 @@ inline VkResult DownsampleTarget::create(const Device& device, const DownsampleT
                            "%s: mipLevels %u is outside 1..%u for a %ux%u image", fn, info.mipLevels,
                            std::min(full, kMaxLevels), info.extent.width, info.extent.height);
     }
-    if (info.layerCount == 0 || info.layerCount > limits.maxImageArrayLayers ||
-        info.layerCount > limits.maxComputeWorkGroupCount[2]) {
-        return device.fail(VK_ERROR_VALIDATION_FAILED_EXT,
-                           "%s: layerCount %u is outside 1..%u", fn, info.layerCount,
-                           std::min(limits.maxImageArrayLayers, limits.maxComputeWorkGroupCount[2]));
-    }
+    if (VkResult r = detail::checkLayers(device, fn, info.baseArrayLayer, info.layerCount); r != VK_SUCCESS) return r;
     const bool depth = info.depth.image != VK_NULL_HANDLE;
     if (!(info.usage & VK_IMAGE_USAGE_STORAGE_BIT)) {
         return device.fail(VK_ERROR_VALIDATION_FAILED_EXT,
@@ -601,6 +596,10 @@ inline VkResult Downsampler::create(const Device& device, const DownsamplerCreat
                                     DownsamplerFlagSamplerFilter}) {
         return device.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: unknown flags 0x%x", fn,
                            static_cast<unsigned>(info.flags));
+    }
+    if (static_cast<std::uint32_t>(info.depthLevelZero) > static_cast<std::uint32_t>(DepthLevelZero::Reduce)) {
+        return device.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: unknown depthLevelZero %u", fn,
+                           static_cast<unsigned>(info.depthLevelZero));
     }
     if ((info.flags & DownsamplerFlagTexelFetch) && (info.flags & DownsamplerFlagSamplerFilter)) {
         return device.fail(VK_ERROR_VALIDATION_FAILED_EXT,
@@ -794,6 +793,34 @@ inline VkResult Downsampler::resolve(const DownsampleInfo& info, Chain* c) const
                         "its max chain from the min image; continue with a Min and a Max record)",
                         fn, info.baseLevel);
     }
+    // Checks that do not depend on the levels (also made for a record that is a no-op).
+    switch (info.sourceLayout) {
+    case VK_IMAGE_LAYOUT_GENERAL:
+    case VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL:
+    case VK_IMAGE_LAYOUT_READ_ONLY_OPTIMAL:
+        break;
+    case VK_IMAGE_LAYOUT_DEPTH_STENCIL_READ_ONLY_OPTIMAL:
+    case VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL:
+        if (depth) break;
+        [[fallthrough]];
+    default:
+        return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: sourceLayout %d cannot be sampled here", fn,
+                        static_cast<int>(info.sourceLayout));
+    }
+    if (static_cast<std::uint32_t>(info.dispatches) >
+        static_cast<std::uint32_t>(DownsampleDispatches::Two)) {
+        return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT,
+                        "%s: dispatches %u is not a DownsampleDispatches", fn,
+                        static_cast<unsigned>(info.dispatches));
+    }
+    if (info.scratchBuffer) {
+        VkDeviceSize align = detail::storageBufferAlignment(dev);
+        if (info.scratchOffset % align != 0) {
+            return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT,
+                            "%s: scratchOffset %llu is not a multiple of %llu", fn,
+                            static_cast<unsigned long long>(info.scratchOffset), static_cast<unsigned long long>(align));
+        }
+    }
     *c = Chain{};
     c->layers = ti.layerCount;
     std::uint32_t firstDst = 0; // image level of the first destination slot
@@ -864,39 +891,18 @@ inline VkResult Downsampler::resolve(const DownsampleInfo& info, Chain* c) const
         c->dstMax[i] = minmax ? t->m_storageMax[level] : VK_NULL_HANDLE;
     }
 
-    switch (info.sourceLayout) {
-    case VK_IMAGE_LAYOUT_GENERAL:
-    case VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL:
-    case VK_IMAGE_LAYOUT_READ_ONLY_OPTIMAL:
-        break;
-    case VK_IMAGE_LAYOUT_DEPTH_STENCIL_READ_ONLY_OPTIMAL:
-    case VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL:
-        if (depth) break;
-        [[fallthrough]];
-    default:
-        return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: sourceLayout %d cannot be sampled here", fn,
-                        static_cast<int>(info.sourceLayout));
-    }
-    if (static_cast<std::uint32_t>(info.dispatches) >
-        static_cast<std::uint32_t>(DownsampleDispatches::Two)) {
-        return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT,
-                        "%s: dispatches %u is not a DownsampleDispatches", fn,
-                        static_cast<unsigned>(info.dispatches));
-    }
-
     std::uint32_t wordsPerTexel = detail::downsampleWordsPerTexel(m_channels, minmax);
     c->layout = detail::downsampleScratchLayout(c->extent, c->layers, c->levels, wordsPerTexel);
     VkDeviceSize need = std::max<VkDeviceSize>(c->layout.words * 4, 16);
     if (c->layout.words > UINT32_MAX / 2) {
         return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: the image needs more scratch than one dispatch can address", fn);
     }
+    if (need > dev.properties().limits.maxStorageBufferRange) {
+        return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT,
+                        "%s: this record needs %llu bytes of scratch, more than the device's maxStorageBufferRange %u", fn,
+                        static_cast<unsigned long long>(need), dev.properties().limits.maxStorageBufferRange);
+    }
     if (info.scratchBuffer) {
-        VkDeviceSize align = detail::storageBufferAlignment(dev);
-        if (info.scratchOffset % align != 0) {
-            return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT,
-                            "%s: scratchOffset %llu is not a multiple of %llu", fn,
-                            static_cast<unsigned long long>(info.scratchOffset), static_cast<unsigned long long>(align));
-        }
         if (info.scratchSize != VK_WHOLE_SIZE && info.scratchSize < need) {
             return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT,
                             "%s: scratch of %llu bytes is too small; this record needs %llu", fn,
