@@ -752,6 +752,22 @@ TEST_F(BlurTest, DifferentSigmasInXAndYMatchReference) {
     runCase(c);
 }
 
+// A sigma so small that -1 / (2 sigma^2) is below the float range: the kernel is the centre tap
+// alone on that axis (it was NaN on the walk's path, whose centre weight was exp(-inf * 0)).
+TEST_F(BlurTest, TinySigmaKeepsTheCentreTapAlone) {
+    for (VkFormat format : {VK_FORMAT_R32_SFLOAT, VK_FORMAT_R8G8B8A8_UNORM}) {
+        for (std::uint32_t radius : {0u, 3u, 20u}) {
+            BlurCase c;
+            c.format = format;
+            c.extent = {33, 29};
+            c.sigmaX = 1e-20f;
+            c.sigmaY = 2.0f;
+            c.radiusX = radius; // 0: from sigma (1); 3 and 20 take the walk
+            runCase(c);
+        }
+    }
+}
+
 TEST_F(BlurTest, ExplicitRadiusTruncatesTheGaussian) {
     BlurCase c;
     c.extent = {50, 40};
@@ -1500,6 +1516,21 @@ TEST_F(BlurBadInput, BadTargetDescriptionsAreRejected) {
     expectTargetFails(VK_ERROR_VALIDATION_FAILED_EXT,
                       {.image = image, .format = VK_FORMAT_R8G8B8A8_UNORM, .extent = {40, 30},
                        .usage = kDestinationUsage, .layerCount = 0});
+    // 40x30 has 6 levels.
+    expectTargetFails(VK_ERROR_VALIDATION_FAILED_EXT,
+                      {.image = image, .format = VK_FORMAT_R8G8B8A8_UNORM, .extent = {40, 30}, .mipLevels = 7,
+                       .usage = kDestinationUsage, .mipLevel = 6});
+    const VkPhysicalDeviceLimits &limits = ctx().vkfx.properties().limits;
+    expectTargetFails(VK_ERROR_VALIDATION_FAILED_EXT,
+                      {.image = image, .format = VK_FORMAT_R8G8B8A8_UNORM, .extent = {40, 30},
+                       .usage = kDestinationUsage,
+                       .layerCount = std::min(limits.maxImageArrayLayers, limits.maxComputeWorkGroupCount[2]) + 1});
+    for (std::uint32_t base : {0xFFFFFFFFu, limits.maxImageArrayLayers}) {
+        expectTargetFails(VK_ERROR_VALIDATION_FAILED_EXT,
+                          {.image = image, .format = VK_FORMAT_R8G8B8A8_UNORM, .extent = {40, 30},
+                           .usage = kDestinationUsage, .baseArrayLayer = base, .layerCount = 2});
+        EXPECT_NE(std::string(vkfx::lastError()).find("maxImageArrayLayers"), std::string::npos) << vkfx::lastError();
+    }
 }
 
 // The Tile method's tiles per workgroup (detail::blurTilesPerGroup): the most, up to 8 (4 for

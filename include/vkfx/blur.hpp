@@ -20,7 +20,8 @@
 //   Constant     borderColor (linear RGBA; sRGB images too)
 // The border applies at the region's edges: texels outside the region are never read.
 // Weights: Gaussian wx[i] = exp(-i^2 / (2 sigmaX^2)) normalized to sum 1 over -rx..rx, with
-// rx = ceil(3 sigmaX) unless radiusX is given (y alike); Box wx[i] = 1 / (2 rx + 1).
+// rx = ceil(3 sigmaX) unless radiusX is given (y alike; the exponent's factor 1 / (2 sigma^2) at
+// most 80); Box wx[i] = 1 / (2 rx + 1).
 // All four channels are filtered (alpha too); sRGB images are blurred in linear light (decoded by
 // the sampler, encoded by vkfx). Taps, weights and sums are fp32 and each result is rounded once
 // to the destination format: unorm and sRGB within 1 code of the exact result, fp16 within 1 ulp,
@@ -122,15 +123,18 @@ struct BlurTargetCreateInfo {
     // Its creation parameters, as passed to vkCreateImage (vkfx cannot query them). A source needs
     // SAMPLED usage, a destination STORAGE (an sRGB destination also MUTABLE_FORMAT); a target
     // with both can be either; usage must hold at least one of them. format: one of the list at
-    // the top of this file. extent: each side 1 .. maxImageDimension2D. mipLevels: at least 1.
+    // the top of this file. extent: each side 1 .. maxImageDimension2D. mipLevels: 1 ..
+    // fullMipLevels(extent).
     VkFormat format = VK_FORMAT_UNDEFINED;
     VkExtent2D extent = {0, 0}; // of level 0
     std::uint32_t mipLevels = 1;
     VkImageUsageFlags usage = 0;
     VkImageCreateFlags flags = 0;
     // The level and layers used (a record processes every layer: source layer i into destination
-    // layer i). mipLevel below mipLevels; layerCount 1 .. maxComputeWorkGroupCount[2]; the layers
-    // must lie inside the image (not checked: vkfx does not know its arrayLayers).
+    // layer i). mipLevel below mipLevels; layerCount 1 .. min(maxImageArrayLayers,
+    // maxComputeWorkGroupCount[2]); baseArrayLayer + layerCount at most maxImageArrayLayers. The
+    // layers must lie inside the image (vkfx does not know its arrayLayers: beyond that limit,
+    // not checked).
     std::uint32_t mipLevel = 0;
     std::uint32_t baseArrayLayer = 0;
     std::uint32_t layerCount = 1;
@@ -145,7 +149,8 @@ public:
     // has SAMPLED, a storage view (UNORM for sRGB formats) where it has STORAGE, both 2D arrays of
     // the level and layers. `*target` is destroyed first. `device` must outlive the target (it
     // keeps a pointer). Errors (reason in lastError()): VK_ERROR_VALIDATION_FAILED_EXT (null
-    // target, device not created, null image, extent, mipLevel or layerCount out of range, usage
+    // target, device not created, null image, extent, mipLevels, mipLevel, layerCount or the
+    // layers' range out of range, usage
     // with neither SAMPLED nor STORAGE, an sRGB STORAGE image without MUTABLE_FORMAT),
     // VK_ERROR_FORMAT_NOT_SUPPORTED (format not in the list above), or vkCreateImageView's error.
     // It does not check the device's format support (Blurrer::create() does).
@@ -201,7 +206,8 @@ struct BlurInfo {
     // Default Gaussian.
     BlurFilter filter = BlurFilter::Gaussian;
     // Gaussian: standard deviations in texels, finite and > 0 (fractional values blur smoothly);
-    // default 1. Ignored by Box.
+    // default 1. Ignored by Box. Below about 0.08 an axis keeps its centre tap alone (every other
+    // weight under 2e-35 of it): a blur along the other axis only.
     float sigmaX = 1.0f;
     float sigmaY = 1.0f;
     // Taps each side. Gaussian: 0 (default) = ceil(3 sigma), a given radius truncates or extends

@@ -506,14 +506,16 @@ inline VkResult BlurTarget::create(const Device& device, const BlurTargetCreateI
         return device.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: extent %ux%u is outside 1..%u", fn,
                            info.extent.width, info.extent.height, limits.maxImageDimension2D);
     }
-    if (info.mipLevels == 0 || info.mipLevel >= info.mipLevels) {
+    const std::uint32_t full = fullMipLevels(info.extent);
+    if (info.mipLevels == 0 || info.mipLevels > full) {
+        return device.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: mipLevels %u is outside 1..%u for a %ux%u image", fn,
+                           info.mipLevels, full, info.extent.width, info.extent.height);
+    }
+    if (info.mipLevel >= info.mipLevels) {
         return device.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: mipLevel %u is not one of the image's %u levels", fn,
                            info.mipLevel, info.mipLevels);
     }
-    if (info.layerCount == 0 || info.layerCount > limits.maxComputeWorkGroupCount[2]) {
-        return device.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: layerCount %u is outside 1..%u", fn,
-                           info.layerCount, limits.maxComputeWorkGroupCount[2]);
-    }
+    if (VkResult r = detail::checkLayers(device, fn, info.baseArrayLayer, info.layerCount); r != VK_SUCCESS) return r;
     const bool sampled = (info.usage & VK_IMAGE_USAGE_SAMPLED_BIT) != 0;
     const bool storage = (info.usage & VK_IMAGE_USAGE_STORAGE_BIT) != 0;
     if (!sampled && !storage) {
@@ -791,8 +793,9 @@ inline VkResult Blurrer::plan(const BlurInfo& info, const char* fn, bool withScr
         return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: source has %u layers and destination %u", fn,
                         si.layerCount, ti.layerCount);
     }
-    if (si.image == ti.image && si.mipLevel == ti.mipLevel && si.baseArrayLayer < ti.baseArrayLayer + ti.layerCount &&
-        ti.baseArrayLayer < si.baseArrayLayer + si.layerCount) {
+    if (si.image == ti.image && si.mipLevel == ti.mipLevel &&
+        si.baseArrayLayer < std::uint64_t{ti.baseArrayLayer} + ti.layerCount &&
+        ti.baseArrayLayer < std::uint64_t{si.baseArrayLayer} + si.layerCount) {
         return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: source and destination overlap (the same image, level %u "
                         "and layers)", fn, si.mipLevel);
     }
@@ -840,7 +843,11 @@ inline VkResult Blurrer::plan(const BlurInfo& info, const char* fn, bool withScr
                 double r = std::ceil(3.0 * static_cast<double>(sigma[a]));
                 p.radius[a] = r > kMaxDecimatedRadius ? kMaxDecimatedRadius + 1 : std::max(1u, static_cast<std::uint32_t>(r));
             }
-            p.scale[a] = static_cast<float>(-1.0 / (2.0 * double(sigma[a]) * double(sigma[a])));
+            // -1 / (2 sigma^2), at least -80 (sigma below 0.079): a tap's weight is then at most
+            // exp(-80), 1.8e-35 of the centre's, as good as 0 in fp32. Unclamped, tiny sigmas give a
+            // scale of -inf (the centre's exp(-inf * 0) is NaN) or arguments so large that an
+            // exp built on exp2 (lavapipe's) returns NaN.
+            p.scale[a] = static_cast<float>(std::max(-1.0 / (2.0 * double(sigma[a]) * double(sigma[a])), -80.0));
         }
     } else if (info.filter != BlurFilter::Box) {
         return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: unknown filter %u", fn,
