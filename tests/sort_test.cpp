@@ -615,6 +615,28 @@ TEST_F(SortBadInput, IndirectWithoutCountBufferIsRejected) {
     EXPECT_NE(std::string(vkfx::lastError()).find("countBuffer"), std::string::npos) << vkfx::lastError();
 }
 
+// Every pass reads the count again while the keys, values and scratch are written: a count word
+// inside their ranges (of maxCount keys) is rejected.
+TEST_F(SortBadInput, IndirectCountInsideKeysValuesOrScratchIsRejected) {
+    const vkfx::ScratchRequirements req =
+        vkfx::Sorter::scratchRequirements(ctx().vkfx, {.values = SortValues::Bits32, .maxCount = 1000}, 1000);
+    Buffer scratch;
+    ASSERT_EQ(scratch.create(req.size + 4096, req.usage), VK_SUCCESS);
+    const vkfx::SortBuffer counts[] = {{keys.handle(), 256}, {values.handle(), 256}, {scratch.handle(), 0}};
+    for (const vkfx::SortBuffer &count : counts) {
+        VkResult result = VK_SUCCESS;
+        ASSERT_EQ(submitAndWait([&](VkCommandBuffer cmd) {
+                      result = sorter.recordIndirect(cmd, {.keys = {keys.handle(), 0},
+                                                           .values = {values.handle(), 0},
+                                                           .countBuffer = count,
+                                                           .scratchBuffer = scratch.handle()});
+                  }),
+                  VK_SUCCESS);
+        EXPECT_EQ(result, VK_ERROR_VALIDATION_FAILED_EXT);
+        EXPECT_NE(std::string(vkfx::lastError()).find("countBuffer's word"), std::string::npos) << vkfx::lastError();
+    }
+}
+
 TEST_F(SortBadInput, EmptyOrOutOfRangeBitRangeIsRejected) {
     vkfx::SortInfo info = good();
     info.beginBit = 8;

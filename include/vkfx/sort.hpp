@@ -94,8 +94,9 @@ struct SorterCreateInfo {
 };
 
 // A range of a buffer created with VK_BUFFER_USAGE_STORAGE_BUFFER_BIT; offset a multiple of
-// minStorageBufferOffsetAlignment. (Vulkan has no query of a buffer's usage, so a missing usage
-// bit is the one precondition record() cannot check; the validation layer reports it.)
+// minStorageBufferOffsetAlignment. (Vulkan has no query of a buffer's usage or size, so a missing
+// usage bit or a buffer too short for its range are what record() cannot check; the validation
+// layer reports the first.)
 struct SortBuffer {
     VkBuffer buffer = VK_NULL_HANDLE; // the buffer (VK_NULL_HANDLE: none)
     VkDeviceSize offset = 0;          // bytes from its start; a multiple of the alignment above
@@ -132,7 +133,7 @@ struct SortIndirectInfo {
     SortBuffer keys;            // room for the counted keys (at most maxCount are sorted)
     SortBuffer values;          // (Sorters created with values only)
     // One uint32: the number of keys, written by earlier commands. Required; STORAGE_BUFFER
-    // usage, offset aligned like the others.
+    // usage, offset aligned like the others, outside the keys, values and scratch.
     SortBuffer countBuffer;
     std::uint32_t beginBit = 0; // as SortInfo
     std::uint32_t endBit = 0;   // as SortInfo
@@ -221,7 +222,8 @@ public:
     // also makes its writes visible to DRAW_INDIRECT / INDIRECT_COMMAND_READ). Same contract,
     // errors and cost as record() with count = maxCount (scratch for maxCount keys; the count is
     // known only on the GPU, so the commands are recorded whenever maxCount >= 2), plus
-    // VK_ERROR_VALIDATION_FAILED_EXT for a null countBuffer or a misaligned countBuffer.offset.
+    // VK_ERROR_VALIDATION_FAILED_EXT for a null countBuffer, a misaligned countBuffer.offset, or
+    // a count word inside the keys, values or scratch ranges (of maxCount keys).
     VkResult recordIndirect(VkCommandBuffer cmd, const SortIndirectInfo& info) const;
 
     // Destroys the pipelines, layouts and the owned scratch (null-safe; also run by the

@@ -400,6 +400,17 @@ inline VkResult Sorter::recordPasses(VkCommandBuffer cmd, const SortInfo& info, 
         info.keys.offset < info.values.offset + valueBytes) {
         return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: the keys and values ranges overlap", fn);
     }
+    if (countBuffer) {
+        // Every pass reads the count again while the keys, values and scratch are written.
+        auto holdsCount = [&](VkBuffer buffer, VkDeviceSize offset, VkDeviceSize bytes) {
+            return buffer == countBuffer->buffer && offset < countBuffer->offset + 4 && countBuffer->offset < offset + bytes;
+        };
+        if (holdsCount(info.keys.buffer, info.keys.offset, keyBytes) ||
+            (values && holdsCount(info.values.buffer, info.values.offset, valueBytes)) ||
+            (info.scratchBuffer && holdsCount(scratch, scratchOffset, layout.size))) {
+            return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: countBuffer's word lies in the keys, values or scratch", fn);
+        }
+    }
     if (info.count < 2) return VK_SUCCESS;
 
     const DeviceFunctions& f = dev.fn();
