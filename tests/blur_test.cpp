@@ -1330,6 +1330,15 @@ TEST_F(BlurBadInput, SigmaThatIsNotPositiveAndFiniteIsRejected) {
     }
 }
 
+TEST_F(BlurBadInput, SourceLayoutThatCannotBeSampledIsRejected) {
+    for (VkImageLayout layout : {VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL}) {
+        vkfx::BlurInfo i = good();
+        i.sourceLayout = layout;
+        expectInfoFails(i);
+        EXPECT_NE(std::string(vkfx::lastError()).find("sourceLayout"), std::string::npos) << vkfx::lastError();
+    }
+}
+
 TEST_F(BlurBadInput, RadiusAboveTheMaximumIsRejected) {
     vkfx::BlurInfo i = good();
     i.radiusX = vkfx::Blurrer::kMaxRadius + 1;

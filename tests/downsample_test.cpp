@@ -1919,7 +1919,14 @@ TEST_F(DownsampleBadInput, TargetMipLevelsBeyondTheFullChainAreRejected) {
 }
 
 TEST_F(DownsampleBadInput, LayerRangesPastTheDeviceLimitAreRejected) {
-    const std::uint32_t maxLayers = ctx().vkfx.properties().limits.maxImageArrayLayers;
+    const VkPhysicalDeviceLimits &limits = ctx().vkfx.properties().limits;
+    for (std::uint32_t count : {0u, std::min(limits.maxImageArrayLayers, limits.maxComputeWorkGroupCount[2]) + 1}) {
+        vkfx::DownsampleTargetCreateInfo t = goodTargetInfo();
+        t.layerCount = count;
+        expectTargetFails(VK_ERROR_VALIDATION_FAILED_EXT, t);
+        EXPECT_NE(std::string(vkfx::lastError()).find("layerCount"), std::string::npos) << vkfx::lastError();
+    }
+    const std::uint32_t maxLayers = limits.maxImageArrayLayers;
     const std::uint32_t bases[] = {0xFFFFFFFFu, maxLayers};
     for (std::uint32_t base : bases) {
         SCOPED_TRACE(base);

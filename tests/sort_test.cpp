@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <map>
 #include <tuple>
@@ -528,13 +529,31 @@ class SortBadInput : public GpuTest {
         ASSERT_EQ(keys.create(4096 * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT), VK_SUCCESS);
         ASSERT_EQ(values.create(4096 * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT), VK_SUCCESS);
     }
-    // Records `info` into a fresh command buffer (never submitted) and expects a failure whose
-    // reason mentions `what`.
+    // Records `info` into a fresh command buffer, submits it and expects a failure whose reason
+    // mentions `what`, with the keys and values as they were (nothing recorded).
     void expectRejected(const vkfx::SortInfo &info, const char *what, const vkfx::Sorter *s = nullptr) {
+        expectNothingRecorded(what, [&](VkCommandBuffer cmd) { return (s ? s : &sorter)->record(cmd, info); });
+    }
+    void expectNothingRecorded(const char *what, const std::function<VkResult(VkCommandBuffer)> &record) {
+        // Descending words: any sort of them, or any pass over them, changes them.
+        for (Buffer *b : {&keys, &values}) {
+            auto *w = reinterpret_cast<std::uint32_t *>(b->data());
+            for (std::size_t i = 0; i < b->size() / 4; ++i)
+                w[i] = 0xF0000000u - static_cast<std::uint32_t>(i) * 7919u;
+            b->flush();
+        }
         VkResult result = VK_SUCCESS;
-        ASSERT_EQ(submitAndWait([&](VkCommandBuffer cmd) { result = (s ? s : &sorter)->record(cmd, info); }), VK_SUCCESS);
+        ASSERT_EQ(submitAndWait([&](VkCommandBuffer cmd) { result = record(cmd); }), VK_SUCCESS);
         EXPECT_EQ(result, VK_ERROR_VALIDATION_FAILED_EXT);
         EXPECT_NE(std::string(vkfx::lastError()).find(what), std::string::npos) << vkfx::lastError();
+        for (Buffer *b : {&keys, &values}) {
+            b->invalidate();
+            const auto *w = reinterpret_cast<const std::uint32_t *>(b->data());
+            std::size_t changed = 0;
+            for (std::size_t i = 0; i < b->size() / 4; ++i)
+                changed += w[i] != 0xF0000000u - static_cast<std::uint32_t>(i) * 7919u ? 1u : 0u;
+            EXPECT_EQ(changed, 0u) << "a failed record wrote " << changed << " words";
+        }
     }
     vkfx::SortInfo good() const { return {.keys = {keys.handle(), 0}, .values = {values.handle(), 0}, .count = 1000}; }
 
@@ -604,15 +623,39 @@ TEST_F(SortBadInput, NoScratchIsRejected) {
     expectRejected({.keys = {keys.handle(), 0}, .values = {}, .count = 1000}, "scratch", &s);
 }
 
-TEST_F(SortBadInput, IndirectWithoutCountBufferIsRejected) {
-    VkResult result = VK_SUCCESS;
-    ASSERT_EQ(submitAndWait([&](VkCommandBuffer cmd) {
-                  result = sorter.recordIndirect(cmd, {.keys = {keys.handle(), 0}, .values = {values.handle(), 0},
-                                                       .countBuffer = {}});
-              }),
-              VK_SUCCESS);
-    EXPECT_EQ(result, VK_ERROR_VALIDATION_FAILED_EXT);
-    EXPECT_NE(std::string(vkfx::lastError()).find("countBuffer"), std::string::npos) << vkfx::lastError();
+TEST_F(SortBadInput, IndirectWithoutCountBufferOrMisalignedIsRejected) {
+    expectNothingRecorded("countBuffer", [&](VkCommandBuffer cmd) {
+        return sorter.recordIndirect(cmd, {.keys = {keys.handle(), 0}, .values = {values.handle(), 0}, .countBuffer = {}});
+    });
+    Buffer count;
+    ASSERT_EQ(count.create(256, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT), VK_SUCCESS);
+    expectNothingRecorded("countBuffer.offset", [&](VkCommandBuffer cmd) {
+        return sorter.recordIndirect(cmd, {.keys = {keys.handle(), 0}, .values = {values.handle(), 0},
+                                           .countBuffer = {count.handle(), 2}});
+    });
+}
+
+TEST_F(SortBadInput, ValuesForASorterWithoutValuesAreRejected) {
+    vkfx::Sorter s;
+    ASSERT_EQ(vkfx::Sorter::create(ctx().vkfx, {.maxCount = 1000}, &s), VK_SUCCESS);
+    expectRejected(good(), "created without values", &s);
+}
+
+TEST_F(SortBadInput, UnknownKeyOrOrderAndNullOutputAreRejected) {
+    vkfx::Sorter s;
+    EXPECT_EQ(vkfx::Sorter::create(ctx().vkfx, {.key = static_cast<vkfx::SortKey>(9), .maxCount = 10}, &s),
+              VK_ERROR_VALIDATION_FAILED_EXT);
+    EXPECT_NE(std::string(vkfx::lastError()).find("key"), std::string::npos) << vkfx::lastError();
+    EXPECT_EQ(vkfx::Sorter::create(ctx().vkfx, {.order = static_cast<vkfx::SortOrder>(9), .maxCount = 10}, &s),
+              VK_ERROR_VALIDATION_FAILED_EXT);
+    EXPECT_NE(std::string(vkfx::lastError()).find("order"), std::string::npos) << vkfx::lastError();
+    EXPECT_FALSE(s.valid());
+    EXPECT_EQ(vkfx::Sorter::create(ctx().vkfx, {.maxCount = 10}, nullptr), VK_ERROR_VALIDATION_FAILED_EXT);
+}
+
+TEST_F(SortBadInput, RecordOnASorterNeverCreatedIsRejected) {
+    const vkfx::Sorter never;
+    expectRejected(good(), "not created", &never);
 }
 
 // Every pass reads the count again while the keys, values and scratch are written: a count word
