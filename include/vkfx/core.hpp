@@ -341,10 +341,8 @@ inline std::uint32_t findMemoryType(const VkPhysicalDeviceMemoryProperties& prop
 // The alignment of storage-buffer descriptor offsets (scratch and caller buffers).
 inline VkDeviceSize storageBufferAlignment(const Device& device);
 
-// Creates a compute pipeline from SPIR-V; the shader module lives only for the call. `what`
-// prefixes the reason reported through device.fail() on failure.
-// A target's layers: layerCount 1 .. min(maxImageArrayLayers, maxComputeWorkGroupCount[2]) (a
-// record dispatches one workgroup layer per layer) and baseArrayLayer + layerCount at most
+// A target's layers: layerCount 1 .. min(maxImageArrayLayers, maxComputeWorkGroupCount[2]) (one
+// layer of workgroups per layer) and baseArrayLayer + layerCount at most
 // maxImageArrayLayers (no image has more; vkfx does not know the image's arrayLayers).
 inline VkResult checkLayers(const Device& device, const char* fn, std::uint32_t base, std::uint32_t count)
 {
@@ -361,6 +359,8 @@ inline VkResult checkLayers(const Device& device, const char* fn, std::uint32_t 
     return VK_SUCCESS;
 }
 
+// Creates a compute pipeline from SPIR-V; the shader module lives only for the call. `what`
+// prefixes the reason reported through device.fail() on failure.
 inline VkResult createComputePipeline(const Device& device, const char* what, const std::uint32_t* code,
                                       std::size_t bytes, const VkSpecializationInfo* spec,
                                       VkPipelineLayout layout, VkPipeline* pipeline);
