@@ -1961,6 +1961,71 @@ TEST_F(DownsampleBadInput, ANoOpRecordStillChecksItsArguments) {
     expectRecordFails(VK_ERROR_VALIDATION_FAILED_EXT, [&](VkCommandBuffer cmd) { return m_ds->record(cmd, offset); });
 }
 
+// Depth pyramids: descriptions that do not fit are rejected at target creation, Downsampler
+// creation or record.
+TEST_F(DownsampleBadInput, DepthDescriptionsThatDoNotFitAreRejected) {
+    ImageSpec depthSpec;
+    depthSpec.format = VK_FORMAT_D32_SFLOAT;
+    depthSpec.extent = {64, 48};
+    depthSpec.usage = VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT;
+    ImageSpec pyramidSpec;
+    pyramidSpec.format = VK_FORMAT_R32_SFLOAT;
+    pyramidSpec.extent = {32, 24}; // half the depth's: DepthLevelZero::Reduce
+    pyramidSpec.mipLevels = fullChainLength(32, 24);
+    pyramidSpec.usage = VK_IMAGE_USAGE_STORAGE_BIT;
+    std::string why;
+    if (!imageSupported(depthSpec, &why) || !imageSupported(pyramidSpec, &why))
+        GTEST_SKIP() << why;
+    Image depth, pyramid;
+    ASSERT_EQ(depth.create(depthSpec), VK_SUCCESS);
+    ASSERT_EQ(pyramid.create(pyramidSpec), VK_SUCCESS);
+    vkfx::DownsampleTargetCreateInfo good;
+    good.image = pyramid.handle();
+    good.format = VK_FORMAT_R32_SFLOAT;
+    good.extent = pyramidSpec.extent;
+    good.mipLevels = pyramidSpec.mipLevels;
+    good.usage = pyramidSpec.usage;
+    good.depth = {depth.handle(), VK_FORMAT_D32_SFLOAT, depthSpec.extent, depthSpec.usage};
+    vkfx::DownsampleTarget target;
+    ASSERT_EQ(vkfx::DownsampleTarget::create(ctx().vkfx, good, &target), VK_SUCCESS) << vkfx::lastError();
+
+    vkfx::DownsampleTargetCreateInfo t = good;
+    t.depth.usage = VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT; // no SAMPLED
+    expectTargetFails(VK_ERROR_VALIDATION_FAILED_EXT, t);
+    t = good;
+    t.depth.extent = {0, 48};
+    expectTargetFails(VK_ERROR_VALIDATION_FAILED_EXT, t);
+    t = good;
+    t.depth.format = VK_FORMAT_R32_SFLOAT; // not a depth format
+    expectTargetFails(VK_ERROR_FORMAT_NOT_SUPPORTED, t);
+
+    for (const vkfx::DownsamplerCreateInfo &info :
+         {vkfx::DownsamplerCreateInfo{.format = VK_FORMAT_R32_SFLOAT, .depthFormat = VK_FORMAT_R32_SFLOAT},
+          vkfx::DownsamplerCreateInfo{.format = VK_FORMAT_R8G8B8A8_UNORM, .depthFormat = VK_FORMAT_D32_SFLOAT}}) {
+        vkfx::Downsampler ds;
+        EXPECT_EQ(vkfx::Downsampler::create(ctx().vkfx, info, &ds), VK_ERROR_FORMAT_NOT_SUPPORTED);
+        EXPECT_FALSE(ds.valid());
+    }
+
+    // Records: the depth target with a colour Downsampler; a depth Downsampler whose level 0 is the
+    // depth image itself (Copy) given this half-extent pyramid; a baseLevel other than 0.
+    vkfx::DownsampleInfo info;
+    info.target = &target;
+    info.sourceLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+    const vkfx::Downsampler *colour = cachedDownsampler(vkfx::DownsamplerCreateInfo{.format = VK_FORMAT_R32_SFLOAT});
+    const vkfx::Downsampler *copy = cachedDownsampler(vkfx::DownsamplerCreateInfo{
+        .format = VK_FORMAT_R32_SFLOAT, .depthFormat = VK_FORMAT_D32_SFLOAT, .depthLevelZero = vkfx::DepthLevelZero::Copy});
+    const vkfx::Downsampler *reduce =
+        cachedDownsampler(vkfx::DownsamplerCreateInfo{.format = VK_FORMAT_R32_SFLOAT, .depthFormat = VK_FORMAT_D32_SFLOAT,
+                                                      .depthLevelZero = vkfx::DepthLevelZero::Reduce});
+    ASSERT_TRUE(colour && copy && reduce);
+    expectRecordFails(VK_ERROR_VALIDATION_FAILED_EXT, [&](VkCommandBuffer cmd) { return colour->record(cmd, info); });
+    expectRecordFails(VK_ERROR_VALIDATION_FAILED_EXT, [&](VkCommandBuffer cmd) { return copy->record(cmd, info); });
+    vkfx::DownsampleInfo base = info;
+    base.baseLevel = 1;
+    expectRecordFails(VK_ERROR_VALIDATION_FAILED_EXT, [&](VkCommandBuffer cmd) { return reduce->record(cmd, base); });
+}
+
 TEST_F(DownsampleBadInput, UnknownDepthLevelZeroIsRejectedAtDownsamplerCreation) {
     const std::string before = freshLastError();
     vkfx::DownsamplerCreateInfo info;
