@@ -667,16 +667,12 @@ TEST_F(SortBadInput, IndirectCountInsideKeysValuesOrScratchIsRejected) {
     ASSERT_EQ(scratch.create(req.size + 4096, req.usage), VK_SUCCESS);
     const vkfx::SortBuffer counts[] = {{keys.handle(), 256}, {values.handle(), 256}, {scratch.handle(), 0}};
     for (const vkfx::SortBuffer &count : counts) {
-        VkResult result = VK_SUCCESS;
-        ASSERT_EQ(submitAndWait([&](VkCommandBuffer cmd) {
-                      result = sorter.recordIndirect(cmd, {.keys = {keys.handle(), 0},
-                                                           .values = {values.handle(), 0},
-                                                           .countBuffer = count,
-                                                           .scratchBuffer = scratch.handle()});
-                  }),
-                  VK_SUCCESS);
-        EXPECT_EQ(result, VK_ERROR_VALIDATION_FAILED_EXT);
-        EXPECT_NE(std::string(vkfx::lastError()).find("countBuffer's word"), std::string::npos) << vkfx::lastError();
+        expectNothingRecorded("countBuffer's word", [&](VkCommandBuffer cmd) {
+            return sorter.recordIndirect(cmd, {.keys = {keys.handle(), 0},
+                                               .values = {values.handle(), 0},
+                                               .countBuffer = count,
+                                               .scratchBuffer = scratch.handle()});
+        });
     }
 }
 

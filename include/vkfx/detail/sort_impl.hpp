@@ -8,6 +8,13 @@
 namespace vkfx {
 namespace detail {
 
+// Whether `aBytes` bytes at aOffset of buffer a and `bBytes` at bOffset of buffer b share a byte.
+inline bool rangesOverlap(VkBuffer a, VkDeviceSize aOffset, VkDeviceSize aBytes, VkBuffer b, VkDeviceSize bOffset,
+                          VkDeviceSize bBytes)
+{
+    return a == b && aOffset < bOffset + bBytes && bOffset < aOffset + aBytes;
+}
+
 // Bindings of shaders/sort/radix.comp.
 inline constexpr std::uint32_t kSortBindings = 7; // keys in/out, values in/out, state, tile words, count
 inline constexpr std::uint32_t kSortFlagFirst = 1;
@@ -384,8 +391,7 @@ inline VkResult Sorter::recordPasses(VkCommandBuffer cmd, const SortInfo& info, 
                             static_cast<unsigned long long>(layout.size));
         }
         auto overlaps = [&](const SortBuffer& b, VkDeviceSize bytes) {
-            return b.buffer == info.scratchBuffer && b.offset < info.scratchOffset + layout.size &&
-                   info.scratchOffset < b.offset + bytes;
+            return detail::rangesOverlap(b.buffer, b.offset, bytes, info.scratchBuffer, info.scratchOffset, layout.size);
         };
         if (overlaps(info.keys, keyBytes) || (values && overlaps(info.values, valueBytes))) {
             return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: the scratch range overlaps the keys or values", fn);
@@ -396,14 +402,14 @@ inline VkResult Sorter::recordPasses(VkCommandBuffer cmd, const SortInfo& info, 
         return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT,
                         "%s: the Sorter has no scratch of its own (ownScratch = false): pass scratchBuffer", fn);
     }
-    if (values && info.values.buffer == info.keys.buffer && info.values.offset < info.keys.offset + keyBytes &&
-        info.keys.offset < info.values.offset + valueBytes) {
+    if (values &&
+        detail::rangesOverlap(info.values.buffer, info.values.offset, valueBytes, info.keys.buffer, info.keys.offset, keyBytes)) {
         return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: the keys and values ranges overlap", fn);
     }
     if (countBuffer) {
         // Every pass reads the count again while the keys, values and scratch are written.
         auto holdsCount = [&](VkBuffer buffer, VkDeviceSize offset, VkDeviceSize bytes) {
-            return buffer == countBuffer->buffer && offset < countBuffer->offset + 4 && countBuffer->offset < offset + bytes;
+            return detail::rangesOverlap(buffer, offset, bytes, countBuffer->buffer, countBuffer->offset, 4);
         };
         if (holdsCount(info.keys.buffer, info.keys.offset, keyBytes) ||
             (values && holdsCount(info.values.buffer, info.values.offset, valueBytes)) ||
