@@ -355,6 +355,25 @@ TEST_F(SortTest, LargeSortersTilesOf5376KeysMatchStableSort) {
     }
 }
 
+// Onesweep Sorters of up to 2^21 32-bit keys look back over blocks of 8 tiles where a pass has
+// more than 32 tiles of 4096 keys (the block's last tile adds up earlier blocks for the others):
+// counts just past that, with a partial last block, sizes that a block boundary cuts, and one
+// Sorter for counts with and without blocks.
+TEST_F(SortTest, OnesweepBlocksOfTilesMatchStableSort) {
+    std::uint64_t seed = 500;
+    const std::uint32_t maxCount = 300000;
+    for (std::uint32_t n : {131072u, 131073u, 151557u, 163840u, 262145u, 300000u})
+        for (Dist d : {Dist::Random, Dist::FewUnique, Dist::AllEqual, Dist::TopByte})
+            check({.spec = {}, .count = n, .dist = d, .path = SortPath::Onesweep, .maxCount = maxCount}, seed++);
+    for (std::uint32_t n : {4097u, 151557u})
+        check({.spec = {.key = SortKey::Float32, .order = SortOrder::Descending, .values = SortValues::Bits32},
+               .count = n,
+               .dist = Dist::Random,
+               .path = SortPath::Onesweep,
+               .maxCount = maxCount},
+              seed++);
+}
+
 TEST_F(SortTest, OneMillionKeysMatchStableSort) {
     for (Dist d : {Dist::Random, Dist::FewUnique, Dist::Reversed})
         check({.spec = {}, .count = 1u << 20, .dist = d, .path = SortPath::Onesweep}, 100 + static_cast<std::uint64_t>(d));
@@ -713,6 +732,8 @@ TEST_F(SortTest, OnesweepLookBackThatStopsWaitingCountsTheKeysItself) {
     for (SortValues values : {SortValues::None, SortValues::Bits32}) {
         for (Dist d : {Dist::Random, Dist::FewUnique, Dist::Sorted})
             check({.spec = {.values = values}, .count = 65537, .dist = d, .path = SortPath::Onesweep}, seed++);
+        // Blocks of tiles (more than 32 tiles of 4096 keys): the wait for a block's word stops too.
+        check({.spec = {.values = values}, .count = 151557, .dist = Dist::Random, .path = SortPath::Onesweep}, seed++);
         check({.spec = {.key = SortKey::Float32, .order = SortOrder::Descending, .values = values},
                .count = large,
                .dist = Dist::Random,

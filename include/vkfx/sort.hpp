@@ -21,11 +21,12 @@
 // subgroup ballots and writes it out stably. A pass whose digit every key shares (known on the GPU
 // from the counts) only copies the keys. Two ways to find where a tile's keys go (SortPath):
 //   - Onesweep: a tile takes its index from an atomic ticket, publishes its digit counts and adds
-//     up those of earlier tiles while they run (decoupled look-back): one dispatch per pass, about
-//     8 bytes of traffic per 32-bit key and pass. Waiting on an earlier tile relies on started
-//     workgroups making progress, which Vulkan does not promise; so except on the GPUs below a
-//     tile waits a bounded time, then counts the earlier tile's keys itself (correct on any
-//     device, slow where it happens often).
+//     up those of earlier tiles while they run (decoupled look-back; Sorters of up to 2^21 32-bit
+//     keys add up blocks of 8 tiles, which the last tile of each block publishes, where a pass
+//     has more than 32 tiles): one dispatch per pass, about 8 bytes of traffic per 32-bit key
+//     and pass. Waiting on an earlier tile relies on started workgroups making progress, which
+//     Vulkan does not promise; so except on the GPUs below a tile waits a bounded time, then
+//     counts the earlier tile's keys itself (correct on any device, slow where it happens often).
 //   - ReduceThenScan: per pass, count the digits per tile, scan the counts, then scatter: three
 //     dispatches and about 12 bytes per key and pass; no workgroup ever waits on another.
 // SortPath::Auto picks Onesweep on GPUs of NVIDIA, AMD and Intel (waiting without bound) and on
@@ -181,11 +182,11 @@ public:
 
     // Scratch a record of `count` keys needs when the caller supplies it: ping-pong space for the
     // keys (and values), the digit histograms, dispatch sizes and per-tile words (Onesweep: for
-    // every pass a key could need, so more than ReduceThenScan). `info` is the Sorter's creation
-    // info (key, values, path and maxCount count: maxCount sets the tile size; it is not validated)
-    // and `count` 0 counts as 1. Its usage includes INDIRECT_BUFFER (recordIndirect sizes its
-    // dispatches from it). All zero (usage aside) when `device` is not created. Pure arithmetic: it
-    // calls no Vulkan function.
+    // every pass a key could need, and per block of 8 tiles for Sorters of up to 2^21 32-bit keys,
+    // so more than ReduceThenScan). `info` is the Sorter's creation info (key, values, path and
+    // maxCount count: maxCount sets the tile size; it is not validated) and `count` 0 counts as 1.
+    // Its usage includes INDIRECT_BUFFER (recordIndirect sizes its dispatches from it). All zero
+    // (usage aside) when `device` is not created. Pure arithmetic: it calls no Vulkan function.
     static ScratchRequirements scratchRequirements(const Device& device, const SorterCreateInfo& info,
                                                    std::uint32_t count);
 

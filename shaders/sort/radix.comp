@@ -13,7 +13,8 @@
 //                digit's start (from the histogram) plus the keys of digit d in earlier tiles.
 //   4 scatter:   a tile ranks its keys by digit, stably, and writes each to its digit's offset.
 //                Onesweep (kLookBack): the tile takes its index from an atomic ticket, publishes
-//                its digit counts and adds up those of earlier tiles (decoupled look-back).
+//                its digit counts and adds up those of earlier tiles (decoupled look-back; with
+//                kBlockTiles, over blocks of tiles where a pass has more than 4 blocks).
 //                Reduce-then-scan: the offsets come from stage 3.
 //   A pass in which every key has the same digit (known from the histograms, on the GPU) moves
 //   nothing: stages 2 and 3 return at once and stage 4 copies each tile as it is.
@@ -65,6 +66,11 @@ layout(constant_id = 4) const uint kBallotWords = 1u; // 32-bit words of a ballo
 // Look-back: polls of unpublished words an invocation makes in all before it stops waiting and
 // counts an earlier tile's keys itself (see the scatter stage); 0xFFFFFFFF: wait without bound.
 layout(constant_id = 5) const uint kLookBackPolls = 1024u;
+// Look-back in blocks of this many tiles (0: none; see the scatter stage).
+layout(constant_id = 8) const uint kBlockTiles = 0u;
+const bool kBlocks = kBlockTiles != 0u ? true : false;
+const uint kBlockDiv = kBlockTiles != 0u ? kBlockTiles : 1u;
+const uint kBlockBefore = kBlockTiles > 1u ? kBlockTiles - 1u : 1u; // words read at once in a block
 const uint kKeyWords = kKeyType >= kKeyUint64 ? 2u : 1u;
 
 layout(set = 0, binding = 0) readonly buffer KeysIn { uint keysIn[]; };
@@ -72,7 +78,8 @@ layout(set = 0, binding = 1) writeonly buffer KeysOut { uint keysOut[]; };
 layout(set = 0, binding = 2) readonly buffer ValuesIn { uint valuesIn[]; };
 layout(set = 0, binding = 3) writeonly buffer ValuesOut { uint valuesOut[]; };
 // State: histograms[kMaxPasses * 256], tickets[kMaxPasses], dispatch sizes; then per-tile words:
-// Onesweep look-back (passes * tiles * 256) or reduce-then-scan counts (256 * tiles).
+// Onesweep look-back (passes * tiles * 256, then passes * blocks * 256 block words) or
+// reduce-then-scan counts (256 * tiles).
 layout(set = 0, binding = 4) buffer State { uint state[]; };
 layout(set = 0, binding = 5) buffer Tiles { uint tileWords[]; };
 // kFlagIndirect: the number of keys, written by earlier commands (at most pc.count are sorted).
@@ -107,6 +114,7 @@ bool ownsDigit(uint t) { return kGroupSize == 256u || t < 256u; }
 
 uint keyCount() { return (pc.flags & kFlagIndirect) != 0u ? min(indirectCount, pc.count) : pc.count; }
 uint tileCount(uint n) { return (n + kTileKeys - 1u) / kTileKeys; }
+uint blockCount(uint tiles) { return kBlocks ? (tiles + kBlockDiv - 1u) / kBlockDiv : 0u; }
 uint groupIndex() { return gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x; }
 
 // Digit k of the sort: bits passShift(k) .. passShift(k) + passBits(k) - 1 of the ordered key.
@@ -281,7 +289,7 @@ void main()
 
     // Zero this workgroup's share of the look-back words (Onesweep only).
     if (kLookBack) {
-        uint words = passes * tiles * 256u;
+        uint words = passes * (tiles + blockCount(tiles)) * 256u;
         uint per = (words + groups - 1u) / groups;
         uint end = min(words, (group + 1u) * per);
         for (uint i = group * per + t; i < end; i += kGroupSize) tileWords[i] = 0u;
@@ -429,6 +437,38 @@ uint loadLookBack(uint i)
     return atomicLoad(tileWords[i], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
 }
 const uint kLookAhead = 4u; // look-back words read at once
+const uint kStop = 3u << kFlagShift; // (no published word) where a block's tile words end
+
+// Blocks: the look-back word of (pass, block, digit), after every pass's tile words.
+uint blockIndex(uint tiles, uint block, uint digit)
+{
+    return (pc.passes * tiles + pc.pass * blockCount(tiles) + block) * 256u + digit;
+}
+
+// Adds the words of positions low .. q - 1 to prefix, nearest first, WINDOW read at once, up to
+// the first inclusive one (then done) or unpublished one (a poll, then again); WORD(i) is the
+// index of position i's word. Ends with q == low where every word was added and none inclusive.
+#define VKFX_WALK(WINDOW, WORD)                                                                   \
+    while (!done && q > low && polls <= kLookBackPolls) {                                         \
+        uint v[WINDOW];                                                                           \
+        [[unroll]] for (uint k = 0u; k < WINDOW; ++k)                                             \
+            v[k] = q > low + k ? loadLookBack(WORD(q - 1u - k)) : kStop;                          \
+        bool stop = false;                                                                        \
+        [[unroll]] for (uint k = 0u; k < WINDOW; ++k) {                                           \
+            uint flag = v[k] & ~kValueMask;                                                       \
+            if (!stop) {                                                                          \
+                if (flag == 0u || flag == kStop) {                                                \
+                    stop = true;                                                                  \
+                    if (flag == 0u) ++polls;                                                      \
+                } else {                                                                          \
+                    prefix += v[k] & kValueMask;                                                  \
+                    --q;                                                                          \
+                    done = flag == kInclusive;                                                    \
+                    stop = done;                                                                  \
+                }                                                                                 \
+            }                                                                                     \
+        }                                                                                         \
+    }
 
 // The keys of whole tile `q` that have `digit`, counted from the pass's input: what the tile
 // publishes, for a look-back that has stopped waiting for it.
@@ -550,9 +590,8 @@ void main()
         value[j] = kValueWords > 0u && i < n ? valuesIn[i * kValueWords] : 0u;
     }
     if (kLookBack && ownsDigit(t)) {
-        // Add up the counts of digit t in earlier tiles, nearest first, until an inclusive one:
-        // the words of the 4 tiles before q are read at once (relaxed loads), then used nearest
-        // first up to the first inclusive or unpublished one.
+        // Add up the counts of digit t in earlier tiles, nearest first, until an inclusive one
+        // (relaxed loads).
         // Waiting can be bounded: after kLookBackPolls polls of unpublished words in all, the
         // count of a tile still unpublished comes from its keys of digit t (tile q holds keys
         // q * kTileKeys ..). Then no tile depends on another being scheduled, which Vulkan does
@@ -561,21 +600,59 @@ void main()
         uint prefix = 0u;
         uint q = tile;
         uint polls = 0u;
-        while (q > 0u && polls <= kLookBackPolls) {
-            uint v[kLookAhead];
-            [[unroll]] for (uint k = 0u; k < kLookAhead; ++k)
-                v[k] = q > k ? loadLookBack(lookBackIndex(tiles, q - 1u - k, t)) : kInclusive; // past tile 0: adds 0
-            bool stop = false;
-            [[unroll]] for (uint k = 0u; k < kLookAhead; ++k) {
-                uint flag = v[k] & ~kValueMask;
-                if (!stop) {
-                    if (flag == 0u) {
-                        stop = true;
+        bool blocks = kBlocks && tiles > 4u * kBlockDiv; // uniform
+        if (blocks) {
+            // Blocks of kBlockTiles tiles, where a pass has more than 4 blocks. A tile adds up
+            // the tiles before it in its block (read at once); then the last tile of the block
+            // publishes the block's count, adds up earlier blocks from their block words, nearest
+            // first, until an inclusive one, and publishes the block's inclusive count, which the
+            // other tiles of the next block wait for (one word each). When every tile of a pass
+            // publishes at about the same time (one wave of tiles), the last tiles then need a
+            // few reads where a walk over every tile before them took many, and fewer tiles read
+            // the same words (docs/sort-performance.md, v19).
+            uint block = tile / kBlockDiv;
+            uint low = block * kBlockDiv;
+            bool closes = tile - low == kBlockDiv - 1u;
+            bool done = tile == 0u;
+#define VKFX_TILE_WORD(i) lookBackIndex(tiles, i, t)
+            VKFX_WALK(kBlockBefore, VKFX_TILE_WORD)
+            if (!done && q == low && low > 0u) { // the block's earlier tiles added up: earlier blocks
+                if (closes) {
+                    atomicExchange(tileWords[blockIndex(tiles, block, t)], kAggregate | (prefix + count));
+                    q = block;
+                    low = 0u;
+#define VKFX_BLOCK_WORD(i) blockIndex(tiles, i, t)
+                    VKFX_WALK(kLookAhead, VKFX_BLOCK_WORD)
+                    q *= kBlockDiv; // (not done: the tiles of blocks not added up)
+                } else {
+                    while (!done && polls <= kLookBackPolls) {
+                        uint v = loadLookBack(blockIndex(tiles, block - 1u, t));
+                        done = (v & ~kValueMask) == kInclusive;
+                        if (done) prefix += v & kValueMask;
                         ++polls;
-                    } else {
-                        prefix += v[k] & kValueMask;
-                        q = flag == kInclusive ? 0u : q - 1u;
-                        stop = flag == kInclusive;
+                    }
+                }
+            }
+            if (done) q = 0u;
+        } else {
+            // The words of the 4 tiles before q are read at once, then used nearest first up to
+            // the first inclusive or unpublished one.
+            while (q > 0u && polls <= kLookBackPolls) {
+                uint v[kLookAhead];
+                [[unroll]] for (uint k = 0u; k < kLookAhead; ++k)
+                    v[k] = q > k ? loadLookBack(lookBackIndex(tiles, q - 1u - k, t)) : kInclusive; // past tile 0: adds 0
+                bool stop = false;
+                [[unroll]] for (uint k = 0u; k < kLookAhead; ++k) {
+                    uint flag = v[k] & ~kValueMask;
+                    if (!stop) {
+                        if (flag == 0u) {
+                            stop = true;
+                            ++polls;
+                        } else {
+                            prefix += v[k] & kValueMask;
+                            q = flag == kInclusive ? 0u : q - 1u;
+                            stop = flag == kInclusive;
+                        }
                     }
                 }
             }
@@ -590,6 +667,8 @@ void main()
         if (tile != 0u) {
             atomicExchange(tileWords[lookBackIndex(tiles, tile, t)], kInclusive | (prefix + count));
         }
+        if (blocks && tile % kBlockDiv == kBlockDiv - 1u)
+            atomicExchange(tileWords[blockIndex(tiles, tile / kBlockDiv, t)], kInclusive | (prefix + count));
         sBase[t] = globalStart + prefix - digitStart;
     }
     barrier();

@@ -55,14 +55,24 @@ inline std::uint32_t sortValueWords(SortValues v) { return static_cast<std::uint
 // leave more of the GPU idle (2^20 keys: 196 tiles of 5376 for 264 workgroup slots), so small
 // Sorters keep 256 x 16. Slower than 384 x 14 at 2^26 (docs/sort-performance.md, v15): 448 x 12,
 // 512 x 10, 352 x 14, 288 x 12, and 16 keys per invocation with 224 to 384 invocations.
+// Onesweep's look-back (specialization constant 8): small Sorters of 32-bit keys group tiles in
+// blocks of 8 (where a pass has more than 32 tiles), whose last tile adds up earlier blocks for the
+// others. At 2^20 keys a pass is one wave of tiles that publish their counts at about the same
+// time, and a walk over the tiles before each took the last ones many reads of words that every
+// tile read: with blocks uint32 and float32 keys sort 3.5% faster there, pairs 0.2-1.3%, 2^16 to
+// 2^18 keys within 0.7% (H200; docs/sort-performance.md, v19). Large Sorters walk over tiles, as
+// do 64-bit keys (not timed): with many waves the tile before is nearly always inclusive already,
+// and 384 x 14 has no register to spare.
 struct SortShape {
     std::uint32_t groupSize = 256;
     std::uint32_t keysPerInvocation = 16;
+    std::uint32_t blockTiles = 0; // 0: no blocks
     std::uint32_t tileKeys() const { return groupSize * keysPerInvocation; }
 };
 inline SortShape sortShape(const SorterCreateInfo& info)
 {
-    return info.maxCount > (1u << 21) && sortKeyWords(info.key) == 1 ? SortShape{384, 14} : SortShape{256, 16};
+    if (sortKeyWords(info.key) == 2) return SortShape{256, 16, 0};
+    return info.maxCount > (1u << 21) ? SortShape{384, 14, 0} : SortShape{256, 16, 8};
 }
 
 // Passes of a sort of bits begin .. end - 1 (the shader's passShift() rule: digits of 64-bit keys
@@ -73,7 +83,8 @@ inline std::uint32_t sortPassCount(std::uint32_t keyWords, std::uint32_t begin, 
     return (end - begin + 7) / 8;
 }
 
-// Scratch of a record of `count` keys: [state | keys | values | tile words], each part aligned.
+// Scratch of a record of `count` keys: [state | keys | values | tile and block words], each part
+// aligned.
 struct SortScratchLayout {
     VkDeviceSize keys = 0;
     VkDeviceSize values = 0;
@@ -84,19 +95,21 @@ struct SortScratchLayout {
 inline VkDeviceSize alignUp(VkDeviceSize v, VkDeviceSize a) { return (v + a - 1) / a * a; }
 
 inline SortScratchLayout sortScratchLayout(const SorterCreateInfo& info, SortPath path, std::uint32_t count,
-                                           std::uint32_t tileKeys, VkDeviceSize align)
+                                           const SortShape& shape, VkDeviceSize align)
 {
     const VkDeviceSize n = std::max<std::uint32_t>(count, 1);
-    const VkDeviceSize tiles = (n + tileKeys - 1) / tileKeys;
+    const VkDeviceSize tiles = (n + shape.tileKeys() - 1) / shape.tileKeys();
     const std::uint32_t keyWords = sortKeyWords(info.key);
     SortScratchLayout l;
     l.keys = alignUp(kSortStateBytes, align);
     l.values = alignUp(l.keys + n * 4 * keyWords, align);
     l.tiles = alignUp(l.values + n * 4 * sortValueWords(info.values), align);
-    // Onesweep: look-back words of every pass (of the most a record can need: every bit); ReduceThenScan:
-    // one pass's counts.
-    const VkDeviceSize passes = path == SortPath::Onesweep ? sortPassCount(keyWords, 0, 32 * keyWords) : 1;
-    const VkDeviceSize tileWords = passes * 256 * tiles;
+    // Onesweep: look-back words of every pass (of the most a record can need: every bit), the
+    // tiles' then the blocks'; ReduceThenScan: one pass's counts.
+    const bool onesweep = path == SortPath::Onesweep;
+    const VkDeviceSize passes = onesweep ? sortPassCount(keyWords, 0, 32 * keyWords) : 1;
+    const VkDeviceSize blocks = onesweep && shape.blockTiles ? (tiles + shape.blockTiles - 1) / shape.blockTiles : 0;
+    const VkDeviceSize tileWords = passes * 256 * (tiles + blocks);
     l.size = l.tiles + tileWords * 4;
     return l;
 }
@@ -194,7 +207,7 @@ inline ScratchRequirements Sorter::scratchRequirements(const Device& device, con
     if (!device.valid()) return req;
     req.alignment = detail::storageBufferAlignment(device);
     req.size = detail::sortScratchLayout(info, detail::resolveSortPath(device, info.path), count,
-                                         detail::sortShape(info).tileKeys(), req.alignment)
+                                         detail::sortShape(info), req.alignment)
                    .size;
     req.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT;
     return req;
@@ -226,7 +239,7 @@ inline VkResult Sorter::create(const Device& device, const SorterCreateInfo& inf
     const VkDeviceSize range = device.properties().limits.maxStorageBufferRange;
     const detail::SortShape shape = detail::sortShape(info);
     const detail::SortScratchLayout layout =
-        detail::sortScratchLayout(info, path, info.maxCount, shape.tileKeys(), detail::storageBufferAlignment(device));
+        detail::sortScratchLayout(info, path, info.maxCount, shape, detail::storageBufferAlignment(device));
     if (VkDeviceSize{info.maxCount} * 4 * std::max(keyWords, valueWords) > range || layout.size - layout.tiles > range) {
         return device.fail(VK_ERROR_VALIDATION_FAILED_EXT,
                            "%s: maxCount %u needs storage buffer ranges above the device's maxStorageBufferRange %llu",
@@ -263,6 +276,7 @@ inline VkResult Sorter::create(const Device& device, const SorterCreateInfo& inf
         std::uint32_t lookBackPolls;
         std::uint32_t groupSize;
         std::uint32_t keysPerInvocation;
+        std::uint32_t blockTiles;
     } spec{static_cast<std::uint32_t>(info.key),
            info.order == SortOrder::Descending,
            valueWords,
@@ -270,16 +284,18 @@ inline VkResult Sorter::create(const Device& device, const SorterCreateInfo& inf
            (device.subgroupSize() + 31) / 32,
            detail::sortLookBackPolls(device),
            shape.groupSize,
-           shape.keysPerInvocation};
-    const VkSpecializationMapEntry entries[8] = {{0, offsetof(Spec, key), sizeof(std::uint32_t)},
+           shape.keysPerInvocation,
+           shape.blockTiles};
+    const VkSpecializationMapEntry entries[9] = {{0, offsetof(Spec, key), sizeof(std::uint32_t)},
                                                  {1, offsetof(Spec, descending), sizeof(VkBool32)},
                                                  {2, offsetof(Spec, valueWords), sizeof(std::uint32_t)},
                                                  {3, offsetof(Spec, lookBack), sizeof(VkBool32)},
                                                  {4, offsetof(Spec, ballotWords), sizeof(std::uint32_t)},
                                                  {5, offsetof(Spec, lookBackPolls), sizeof(std::uint32_t)},
                                                  {6, offsetof(Spec, groupSize), sizeof(std::uint32_t)},
-                                                 {7, offsetof(Spec, keysPerInvocation), sizeof(std::uint32_t)}};
-    const VkSpecializationInfo specInfo{8, entries, sizeof(Spec), &spec};
+                                                 {7, offsetof(Spec, keysPerInvocation), sizeof(std::uint32_t)},
+                                                 {8, offsetof(Spec, blockTiles), sizeof(std::uint32_t)}};
+    const VkSpecializationInfo specInfo{9, entries, sizeof(Spec), &spec};
     struct Stage {
         const std::uint32_t* code;
         std::size_t bytes;
@@ -377,7 +393,8 @@ inline VkResult Sorter::recordPasses(VkCommandBuffer cmd, const SortInfo& info, 
     }
     const VkDeviceSize keyBytes = VkDeviceSize{info.count} * 4 * keyWords;
     const VkDeviceSize valueBytes = VkDeviceSize{info.count} * 4 * valueWords;
-    const detail::SortScratchLayout layout = detail::sortScratchLayout(m_info, m_path, info.count, m_tileKeys, align);
+    const detail::SortScratchLayout layout =
+        detail::sortScratchLayout(m_info, m_path, info.count, detail::sortShape(m_info), align);
     VkBuffer scratch = m_scratch;
     VkDeviceSize scratchOffset = 0;
     if (info.scratchBuffer) {
