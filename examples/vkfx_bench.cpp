@@ -1,7 +1,7 @@
 // vkfx-bench: times vkfx's kernels against what an engine would use instead, on any Vulkan device.
 //
 //   vkfx-bench [downsample|sort|blur] [--device NAME] [--quick] [--reps N] [--warmup N]
-//              [--filter A,B,...] [--radii A,B,...] [--sizes WxH,...] [--csv FILE]
+//              [--filter A,B,...] [--radii A,B,...] [--sizes WxH,...] [--counts N,...] [--csv FILE]
 //              [--json FILE] [--no-evict] [--evict-mib N]
 //              [--pipeline-stats] [--dispatches auto|one|two] [--sampler-filter]
 //              [--copy-mib N] [--list] [--verbose]
@@ -31,7 +31,8 @@
 // rows (the count in a GPU buffer); the input is restored from an unsorted copy before every
 // repetition, outside the timed region. Each row gives GKeys/s (median) and the fraction of the
 // traffic floor of an 8-bit LSD sort (36 bytes per key, 68 with values) at the copy ceiling.
-// --quick: 2^16 and 2^18 only.
+// --quick: 2^16 and 2^18 only. --counts 786432,1310720: rows of those counts instead (uint32 and
+// float32, keys and pairs, both paths; the Sorter picks its tiles by the count).
 //
 // Downsample (the default mode). For every case (format, extent, layers, reduction) it builds
 // the whole mip chain three ways, in the same run, on the same image:
@@ -148,6 +149,7 @@ struct Options {
     std::vector<std::string> filters;
     std::vector<std::uint32_t> radii; // blur: --radii
     std::vector<VkExtent2D> sizes;    // downsample: --sizes
+    std::vector<std::uint32_t> counts; // sort: --counts
     std::string csv, json;
     bool evict = true;
     std::uint32_t evictMiB = 256;
@@ -178,6 +180,8 @@ void usage(std::FILE *out) {
         "                   sort: \"uint32 keys\", \"2^24\"; blur: \"rgba16f\", \"1920x1080 r8\"\n"
         "  --radii A,B      blur: the Auto rows at these radii instead of 1, 2, 4 .. 64, and no\n"
         "                   rows that force a method (not with --quick)\n"
+        "  --counts N,...   sort: rows of these key counts (uint32 and float32, keys and pairs,\n"
+        "                   both paths) instead of the table's powers of two, e.g. \"1310720\"\n"
         "  --sizes WxH,...  downsample: every format's rows at these sizes instead of the table's\n"
         "                   (no cube nor odd-size rows), e.g. \"1917x1079,2048x1\"\n"
         "  --csv FILE       also write the rows as CSV\n"
@@ -197,12 +201,12 @@ void usage(std::FILE *out) {
         "             synchronization validation (the times then mean nothing)\n");
 }
 
-std::uint32_t parseCount(const char *flag, const char *text, std::uint32_t least) {
+std::uint32_t parseCount(const char *flag, const char *text, std::uint32_t least, std::uint32_t most = 1000000) {
     char *end = nullptr;
     unsigned long v = std::strtoul(text, &end, 10);
-    if (!*text || *end || v < least || v > 1000000) {
-        die(std::string(flag) + " wants a whole number >= " + std::to_string(least) + ", not '" +
-            text + "'");
+    if (!*text || *end || v < least || v > most) {
+        die(std::string(flag) + " wants a whole number from " + std::to_string(least) + " to " + std::to_string(most) +
+            ", not '" + text + "'");
     }
     return static_cast<std::uint32_t>(v);
 }
@@ -251,6 +255,9 @@ Options parseOptions(int argc, char **argv) {
         } else if (a == "--radii") {
             for (const std::string &r : splitCommas(value()))
                 o.radii.push_back(parseCount("--radii", r.c_str(), 1));
+        } else if (a == "--counts") {
+            for (const std::string &n : splitCommas(value()))
+                o.counts.push_back(parseCount("--counts", n.c_str(), 2, vkfx::Sorter::kMaxCount));
         } else if (a == "--sizes") {
             for (const std::string &size : splitCommas(value())) {
                 const std::size_t x = size.find('x');
@@ -394,7 +401,7 @@ struct SortCase {
     bool pairs;
     vkfx::SortPath path;
     bool indirect;
-    std::uint32_t log2Count;
+    std::uint32_t count;
     bool quick;
     bool low24 = false; // uint32 keys below 2^24: the top digit's pass moves nothing
 };
@@ -404,16 +411,30 @@ const char *sortKeyLabel(vkfx::SortKey key, bool low24) {
     return key == vkfx::SortKey::Float32 ? "float32" : low24 ? "uint24" : "uint32";
 }
 
-std::vector<SortCase> allSortCases() {
+// The table's rows, or with --counts those counts' (uint32 and float32, keys and pairs, both paths).
+std::vector<SortCase> allSortCases(const std::vector<std::uint32_t> &counts) {
     std::vector<SortCase> cases;
-    auto add = [&](vkfx::SortKey key, bool pairs, vkfx::SortPath path, bool indirect, std::uint32_t log2,
-                   bool low24 = false) {
-        const std::string name = std::string(sortKeyLabel(key, low24)) +
-                                 (pairs ? " pairs" : " keys") + " 2^" + std::to_string(log2) +
+    auto addCount = [&](vkfx::SortKey key, bool pairs, vkfx::SortPath path, bool indirect, std::uint32_t count,
+                        bool low24 = false) {
+        const std::string name = std::string(sortKeyLabel(key, low24)) + (pairs ? " pairs " : " keys ") +
+                                 sortCountLabel(count) +
                                  (path == vkfx::SortPath::Onesweep ? " onesweep" : " reduce-then-scan") +
                                  (indirect ? " indirect" : "");
-        cases.push_back({name, key, pairs, path, indirect, log2, log2 <= 18, low24});
+        cases.push_back({name, key, pairs, path, indirect, count, count <= (1u << 18), low24});
     };
+    auto add = [&](vkfx::SortKey key, bool pairs, vkfx::SortPath path, bool indirect, std::uint32_t log2,
+                   bool low24 = false) { addCount(key, pairs, path, indirect, 1u << log2, low24); };
+    if (!counts.empty()) {
+        for (std::uint32_t n : counts) {
+            for (vkfx::SortKey key : {vkfx::SortKey::Uint32, vkfx::SortKey::Float32}) {
+                for (bool pairs : {false, true}) {
+                    for (vkfx::SortPath path : {vkfx::SortPath::Onesweep, vkfx::SortPath::ReduceThenScan})
+                        addCount(key, pairs, path, false, n);
+                }
+            }
+        }
+        return cases;
+    }
     // Largest first: the long rows bring the GPU to its working clocks before the short ones.
     for (std::uint32_t log2 = 28; log2 >= 16; log2 -= 2) {
         for (vkfx::SortKey key : {vkfx::SortKey::Uint32, vkfx::SortKey::Float32}) {
@@ -1261,12 +1282,12 @@ SortRow Runner::runSort(const SortCase &c) {
     row.pairs = c.pairs;
     row.indirect = c.indirect;
     row.path = c.path == vkfx::SortPath::Onesweep ? "onesweep" : "reduce-then-scan";
-    row.log2Count = c.log2Count;
+    row.count = c.count;
     row.bytesPerKey = c.pairs ? 68 : 36;
-    const std::uint32_t n = 1u << c.log2Count;
+    const std::uint32_t n = c.count;
     const VkDeviceSize bytes = VkDeviceSize{n} * 4;
     if (bytes > m_gpu.props.limits.maxStorageBufferRange || bytes > m_gpu.maxAllocation) {
-        row.skipped = "2^" + std::to_string(c.log2Count) + " keys exceed maxStorageBufferRange or maxMemoryAllocationSize";
+        row.skipped = sortCountLabel(n) + " keys exceed maxStorageBufferRange or maxMemoryAllocationSize";
         return row;
     }
     vkfx::Sorter sorter;
@@ -1295,7 +1316,7 @@ SortRow Runner::runSort(const SortCase &c) {
     };
     if (r != VK_SUCCESS) {
         release();
-        row.skipped = "not enough device memory for 2^" + std::to_string(c.log2Count) + " keys";
+        row.skipped = "not enough device memory for " + sortCountLabel(n) + " keys";
         return row;
     }
     {
@@ -1673,7 +1694,7 @@ int main(int argc, char **argv) {
     const Options options = parseOptions(argc, argv);
     if (options.mode == "sort") {
         return runMode<SortCase, SortRow>(
-            options, {allSortCases(), &Runner::runSort, printSortTableHeader, printSortRow,
+            options, {allSortCases(options.counts), &Runner::runSort, printSortTableHeader, printSortRow,
                       printSortLegend, sortFailed, writeSortCsv, writeSortJson, nullptr});
     }
     if (options.mode == "blur") {

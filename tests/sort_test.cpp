@@ -20,6 +20,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <set>
 #include <tuple>
 #include <numeric>
 #include <random>
@@ -272,6 +273,47 @@ struct Case {
 
 const SortPath kPaths[] = {SortPath::Onesweep, SortPath::ReduceThenScan};
 
+// The tile rule as Sorter::tileKeys states it: 64-bit keys 4096; with no multiprocessor count,
+// 5376 above 2^21 keys in Sorters of more than 2^21, else 4096; with M multiprocessors, 4096 while
+// maxCount is at most 4096 M, else the tile of 4096 (rate 1), 5376 (rate 1.19) or 8192 (rate 1;
+// Onesweep, where the device holds its workgroup of 512) whose rounds per SM, ceil(ceil(count / tile) / M),
+// times the tile, over the rate, is least (ties to the larger tile).
+std::uint32_t expectedTileKeys(std::uint32_t sms, SortKey key, std::uint32_t maxCount, std::uint32_t count,
+                               bool wideFits) {
+    if (is64(key))
+        return 4096;
+    if (sms == 0)
+        return maxCount > (1u << 21) && count > (1u << 21) ? 5376 : 4096;
+    if (maxCount <= std::uint64_t{sms} * 4096)
+        return 4096;
+    const struct {
+        std::uint32_t tile;
+        double rate;
+    } shapes[] = {{4096, 1.0}, {5376, 1.19}, {8192, 1.0}};
+    std::uint32_t best = 0;
+    double bestCost = 0;
+    for (const auto &sh : shapes) {
+        if (sh.tile == 8192 && !wideFits)
+            continue;
+        const double tiles = std::ceil(std::max(count, 1u) / double(sh.tile));
+        const double cost = std::ceil(tiles / sms) * sh.tile / sh.rate;
+        if (best == 0 || cost < bestCost || (cost == bestCost && sh.tile > best)) {
+            best = sh.tile;
+            bestCost = cost;
+        }
+    }
+    return best;
+}
+
+// Tiles a Sorter of 32-bit keys may take on `device`: 8192 on the Onesweep path where the device
+// holds a workgroup of 512 and its 35 KiB of shared memory.
+std::set<std::uint32_t> tilesOfDevice(const vkfx::Device &device, SortPath path) {
+    const VkPhysicalDeviceLimits &lim = device.properties().limits;
+    const bool wideFits = path == SortPath::Onesweep && lim.maxComputeSharedMemorySize >= 35 * 1024 &&
+                          lim.maxComputeWorkGroupInvocations >= 512 && lim.maxComputeWorkGroupSize[0] >= 512;
+    return wideFits ? std::set<std::uint32_t>{4096, 5376, 8192} : std::set<std::uint32_t>{4096, 5376};
+}
+
 class SortTest : public GpuTest {
   protected:
     // Sorts the case's keys on the GPU and compares with std::stable_sort.
@@ -286,7 +328,8 @@ class SortTest : public GpuTest {
         const bool cached = c.maxCount != 0 || c.count <= kCachedCount;
         const std::uint32_t maxCount = c.maxCount != 0 ? c.maxCount : cached ? kCachedCount : c.count + 3;
         ASSERT_LE(c.count, maxCount);
-        const auto id = std::make_tuple(c.spec.key, c.spec.order, c.spec.values, c.path, maxCount);
+        const std::uint32_t sms = vkfx::detail::sortMultiprocessors(ctx().vkfx);
+        const auto id = std::make_tuple(c.spec.key, c.spec.order, c.spec.values, c.path, maxCount, sms);
         vkfx::Sorter fresh;
         vkfx::Sorter &sorter = cached ? m_sorters[id] : fresh;
         if (!sorter.valid()) {
@@ -299,7 +342,9 @@ class SortTest : public GpuTest {
         }
         ASSERT_EQ(sorter.path(), c.path);
         // The documented tile rule (Sorter::tileKeys).
-        ASSERT_EQ(sorter.tileKeys(), maxCount > (1u << 21) && !is64(c.spec.key) ? 5376u : 4096u);
+        const std::uint32_t tile = sorter.tileKeys(c.count);
+        ASSERT_EQ(tile, expectedTileKeys(sms, c.spec.key, maxCount, c.count, tilesOfDevice(ctx().vkfx, c.path).count(8192) != 0));
+        m_tilesSeen.insert(tile);
         VkResult recorded = VK_ERROR_UNKNOWN;
         ASSERT_EQ(submitAndWait([&](VkCommandBuffer cmd) {
                       hostToCompute(cmd);
@@ -318,7 +363,8 @@ class SortTest : public GpuTest {
     }
 
     static constexpr std::uint32_t kCachedCount = 70000;
-    std::map<std::tuple<SortKey, SortOrder, SortValues, SortPath, std::uint32_t>, vkfx::Sorter> m_sorters;
+    std::map<std::tuple<SortKey, SortOrder, SortValues, SortPath, std::uint32_t, std::uint32_t>, vkfx::Sorter> m_sorters;
+    std::set<std::uint32_t> m_tilesSeen; // tiles of the records check() made
 };
 
 const std::uint32_t kSizes[] = {0, 1, 2, 255, 256, 257, 4095, 4096, 4097, 65537};
@@ -335,24 +381,52 @@ TEST_F(SortTest, Uint32KeysWithIndicesMatchStableSortForEverySizeAndDistribution
     }
 }
 
-// Sorters of more than 2^21 32-bit keys rank tiles of 5376 keys (workgroups of 384, 14 keys per
-// invocation; check() asserts the tile size). The other tests' Sorters take tiles of 4096 keys,
-// but for 2^24 and 2^26 32-bit keys on GPUs.
-TEST_F(SortTest, LargeSortersTilesOf5376KeysMatchStableSort) {
+// A Sorter picks its tile shape per record by the count (Sorter::tileKeys; check() asserts the
+// rule). With a multiprocessor count pretended through a test hook (4 here, 64 in the next test),
+// so that small counts reach every shape: counts that take tiles of 4096, 5376 and, on the
+// Onesweep path where the device holds a workgroup of 512 and its shared memory, 8192 keys, with
+// one Sorter for all.
+struct PretendMultiprocessors {
+    explicit PretendMultiprocessors(std::uint32_t n) { vkfx::detail::sortMultiprocessorsOverride = n; }
+    ~PretendMultiprocessors() { vkfx::detail::sortMultiprocessorsOverride.reset(); }
+    PretendMultiprocessors(const PretendMultiprocessors &) = delete;
+    PretendMultiprocessors &operator=(const PretendMultiprocessors &) = delete;
+};
+
+TEST_F(SortTest, TileShapesByCountMatchStableSort) {
+    PretendMultiprocessors m(4);
     std::uint64_t seed = 400;
-    const std::uint32_t maxCount = (1u << 21) + 1;
     for (SortPath path : kPaths) {
-        for (std::uint32_t n : {2u, 4096u, 5375u, 5376u, 5377u, 10753u, 65537u}) {
+        m_tilesSeen.clear();
+        for (std::uint32_t n : {2u, 4097u, 16384u, 16385u, 20000u, 24577u, 32768u, 40000u, 65537u}) {
             for (Dist d : {Dist::Random, Dist::FewUnique, Dist::TopByte, Dist::BottomByte})
-                check({.spec = {}, .count = n, .dist = d, .path = path, .maxCount = maxCount}, seed++);
+                check({.spec = {}, .count = n, .dist = d, .path = path, .maxCount = 70000}, seed++);
         }
         check({.spec = {.key = SortKey::Float32, .order = SortOrder::Descending, .values = SortValues::Bits32},
-               .count = 65537,
+               .count = 32768,
                .dist = Dist::Random,
                .path = path,
-               .maxCount = maxCount},
+               .maxCount = 70000},
               seed++);
+        EXPECT_EQ(m_tilesSeen, tilesOfDevice(ctx().vkfx, path));
     }
+}
+
+// Tile shapes with Onesweep's look-back blocks (more than 32 tiles): 64 pretended multiprocessors,
+// counts of 33 to 123 tiles of each shape.
+TEST_F(SortTest, TileShapesWithBlocksMatchStableSort) {
+    PretendMultiprocessors m(64);
+    std::uint64_t seed = 450;
+    m_tilesSeen.clear();
+    for (std::uint32_t n : {131073u, 262145u, 393216u, 500000u})
+        check({.spec = {}, .count = n, .dist = Dist::Random, .path = SortPath::Onesweep, .maxCount = 600000}, seed++);
+    check({.spec = {.key = SortKey::Float32, .order = SortOrder::Descending, .values = SortValues::Bits32},
+           .count = 393216,
+           .dist = Dist::TopByte,
+           .path = SortPath::Onesweep,
+           .maxCount = 600000},
+          seed++);
+    EXPECT_EQ(m_tilesSeen, tilesOfDevice(ctx().vkfx, SortPath::Onesweep));
 }
 
 // Onesweep Sorters of up to 2^21 32-bit keys look back over blocks of 8 tiles where a pass has

@@ -1,6 +1,7 @@
 #include "bench/report.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -374,26 +375,32 @@ bool writeJson(const std::string &path, const RunInfo &info, const std::vector<R
     return closeFile(f, path);
 }
 
+std::string sortCountLabel(std::uint32_t count) {
+    if (count != 0 && (count & (count - 1)) == 0)
+        return "2^" + std::to_string(std::countr_zero(count));
+    return std::to_string(count);
+}
+
 double sortGKeys(const SortRow &row) {
-    return row.vkfx.valid ? std::ldexp(1.0, static_cast<int>(row.log2Count)) / (row.vkfx.medianUs * 1e3) : 0;
+    return row.vkfx.valid ? row.count / (row.vkfx.medianUs * 1e3) : 0;
 }
 
 double floorFraction(const SortRow &row, double ceilingGBps) {
     if (!row.vkfx.valid || ceilingGBps <= 0)
         return 0;
-    const double floorUs = std::ldexp(1.0, static_cast<int>(row.log2Count)) * row.bytesPerKey / (ceilingGBps * 1e3);
+    const double floorUs = row.count * row.bytesPerKey / (ceilingGBps * 1e3);
     return floorUs / row.vkfx.medianUs;
 }
 
 void printSortTableHeader(std::FILE *out) {
-    std::fprintf(out, "\n%-8s %-6s %-5s %-17s %-8s | %9s %9s | %8s | %5s | %8s\n", "key", "kind", "n",
+    std::fprintf(out, "\n%-8s %-6s %-9s %-17s %-8s | %9s %9s | %8s | %5s | %8s\n", "key", "kind", "n",
                  "path", "count", "median ms", "min ms", "GKeys/s", "B/key", "of floor");
-    std::fprintf(out, "%s\n", std::string(99, '-').c_str());
+    std::fprintf(out, "%s\n", std::string(103, '-').c_str());
 }
 
 void printSortRow(std::FILE *out, const SortRow &row, const RunInfo &info) {
-    std::fprintf(out, "%-8s %-6s 2^%-3u %-17s %-8s | ", row.key.c_str(), row.pairs ? "pairs" : "keys",
-                 row.log2Count, row.path.c_str(), row.indirect ? "indirect" : "host");
+    std::fprintf(out, "%-8s %-6s %-9s %-17s %-8s | ", row.key.c_str(), row.pairs ? "pairs" : "keys",
+                 sortCountLabel(row.count).c_str(), row.path.c_str(), row.indirect ? "indirect" : "host");
     if (printSkipped(out, row.skipped))
         return;
     const double ceilingGBps = info.ceilingGBps;
@@ -427,7 +434,7 @@ bool writeSortCsv(const std::string &path, const RunInfo &info, const std::vecto
         const std::string note = !r.skipped.empty() ? "skipped: " + r.skipped : v ? "" : r.vkfx.note;
         std::fprintf(
             f, "%s,%s,%d,%.0f,%s,%s,%s,%s,%s,%.0f,%s,%s\n", csvRunValues(info).c_str(),
-            r.key.c_str(), r.pairs ? 1 : 0, std::ldexp(1.0, static_cast<int>(r.log2Count)),
+            r.key.c_str(), r.pairs ? 1 : 0, static_cast<double>(r.count),
             r.path.c_str(), r.indirect ? "gpu" : "host",
             v ? number(r.vkfx.medianUs, 3).c_str() : "", v ? number(r.vkfx.minUs, 3).c_str() : "",
             v ? number(sortGKeys(r), 3).c_str() : "", r.bytesPerKey,
@@ -454,7 +461,7 @@ bool writeSortJson(const std::string &path, const RunInfo &info, const std::vect
                      "%s\n    {\"name\": %s, \"key\": %s, \"pairs\": %s, \"count\": %.0f, \"path\": %s, "
                      "\"count_from\": \"%s\", \"bytes_per_key\": %.0f,",
                      i ? "," : "", jsonString(r.name).c_str(), jsonString(r.key).c_str(), r.pairs ? "true" : "false",
-                     std::ldexp(1.0, static_cast<int>(r.log2Count)), jsonString(r.path).c_str(),
+                     static_cast<double>(r.count), jsonString(r.path).c_str(),
                      r.indirect ? "gpu" : "host", r.bytesPerKey);
         if (!r.skipped.empty()) {
             std::fprintf(f, " \"skipped\": %s}", jsonString(r.skipped).c_str());

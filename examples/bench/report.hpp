@@ -81,12 +81,14 @@ struct SortRow {
     bool pairs = false;
     bool indirect = false; // the count comes from a GPU buffer (recordIndirect)
     std::string path;      // "onesweep" / "reduce-then-scan"
-    std::uint32_t log2Count = 0;
+    std::uint32_t count = 0;
     double bytesPerKey = 0; // the traffic floor assumed: 36 (keys), 68 (with 32-bit values)
     Timing vkfx;
     std::string skipped;
 };
 
+// "2^20" for powers of two, else the number.
+std::string sortCountLabel(std::uint32_t count);
 // Keys per second (1e9) over the median; the floor's time (count * bytesPerKey at the copy
 // ceiling) over the median.
 double sortGKeys(const SortRow &row);

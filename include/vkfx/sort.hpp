@@ -17,13 +17,13 @@
 // key itself) and needs one pass per 8 bits.
 //
 // How. One dispatch counts the digits of every pass; then one pass per 8-bit digit (least
-// significant first) ranks each tile of 4096 or 5376 keys (Sorter::tileKeys) in shared memory with
+// significant first) ranks each tile of 4096, 5376 or 8192 keys (below) in shared memory with
 // subgroup ballots and writes it out stably. A pass whose digit every key shares (known on the GPU
 // from the counts) only copies the keys. Two ways to find where a tile's keys go (SortPath):
 //   - Onesweep: a tile takes its index from an atomic ticket, publishes its digit counts and adds
-//     up those of earlier tiles while they run (decoupled look-back; Sorters of up to 2^21 32-bit
-//     keys add up blocks of 8 tiles, which the last tile of each block publishes, where a pass
-//     has more than 32 tiles): one dispatch per pass, about 8 bytes of traffic per 32-bit key
+//     up those of earlier tiles while they run (decoupled look-back; tiles of 4096 and 8192 keys
+//     add up blocks of 8 tiles, which the last tile of each block publishes, where a pass has
+//     more than 32 tiles): one dispatch per pass, about 8 bytes of traffic per 32-bit key
 //     and pass. Waiting on an earlier tile relies on started workgroups making progress, which
 //     Vulkan does not promise; so except on the GPUs below a tile waits a bounded time, then
 //     counts the earlier tile's keys itself (correct on any device, slow where it happens often).
@@ -33,6 +33,15 @@
 // CPU implementations (bounded waits; on lavapipe 1.4-3.7x faster than ReduceThenScan), and
 // ReduceThenScan on other GPUs (tile-based mobile GPUs, whose schedulers are not known to run
 // waiting workgroups side by side).
+// Tiles. Each record picks its tile by its count (recordIndirect: by maxCount), so a Sorter made
+// for many keys sorts few as fast as one made for few. 64-bit keys: 4096 (workgroups of 256, 16
+// keys per invocation). 32-bit keys on devices that report their multiprocessor count M (NVIDIA):
+// the tile of 4096, 5376 (384 x 14) or, on the Onesweep path, 8192 (512 x 16) whose rounds of
+// tiles per multiprocessor, ceil(ceil(count / tile) / M), times the tile, over its rate (1, 1.19
+// and 1: keys per second with every SM busy, measured on an H200), is least, ties going to the
+// larger tile. A count that would leave some SMs a second round of small tiles gets tiles that
+// fit it in one. Other devices: 5376 above 2^21 keys, else 4096. The Sorter creates the pipelines
+// of each tile its maxCount can pick (only 4096 while maxCount is at most 4096 M).
 // Needs subgroup basic, ballot, shuffle and arithmetic operations in compute shaders; works at any
 // subgroup size from 4 to 128.
 #pragma once
@@ -170,8 +179,9 @@ public:
     }
     ~Sorter() { destroy(); }
 
-    // Creates the pipelines (setup, histogram and scatter; ReduceThenScan also count and scan)
-    // and, with ownScratch, the scratch for maxCount keys (not initialized: records need none).
+    // Creates the pipelines (setup, histogram and scatter; ReduceThenScan also count and scan) of
+    // each tile shape a record may pick ("Tiles" above: one to three sets) and, with ownScratch,
+    // the scratch for maxCount keys (not initialized: records need none).
     // `*sorter` is destroyed first. `device` must outlive the Sorter (it keeps a pointer).
     // Errors: VK_ERROR_VALIDATION_FAILED_EXT (null output, device not created, maxCount 0 or
     // above kMaxCount or beyond maxStorageBufferRange, unknown key type, values, order or path),
@@ -182,9 +192,10 @@ public:
 
     // Scratch a record of `count` keys needs when the caller supplies it: ping-pong space for the
     // keys (and values), the digit histograms, dispatch sizes and per-tile words (Onesweep: for
-    // every pass a key could need, and per block of 8 tiles for Sorters of up to 2^21 32-bit keys,
-    // so more than ReduceThenScan). `info` is the Sorter's creation info (key, values, path and
-    // maxCount count: maxCount sets the tile size; it is not validated) and `count` 0 counts as 1.
+    // every pass a key could need, and per block of 8 tiles, so more than ReduceThenScan; as many
+    // as the tile needing most of those the Sorter has asks for). `info` is the Sorter's creation
+    // info (key, values, path and maxCount count: maxCount sets which tiles the Sorter has; it is
+    // not validated) and `count` 0 counts as 1.
     // Its usage includes INDIRECT_BUFFER (recordIndirect sizes its dispatches from it). All zero
     // (usage aside) when `device` is not created. Pure arithmetic: it calls no Vulkan function.
     static ScratchRequirements scratchRequirements(const Device& device, const SorterCreateInfo& info,
@@ -192,10 +203,11 @@ public:
 
     // The path the Sorter's passes take (SortPath::Auto resolved; Auto when not created).
     SortPath path() const { return m_path; }
-    // Keys per tile: what one workgroup ranks in shared memory per pass. 5376 (workgroups of 384,
-    // 14 keys per invocation) for 32-bit keys where maxCount is above 2^21, else 4096 (256 x 16);
-    // 0 when not created.
-    std::uint32_t tileKeys() const { return m_tileKeys; }
+    // Keys per tile of a record of `count` keys (recordIndirect: of maxCount keys): what one
+    // workgroup ranks in shared memory per pass. 4096 (workgroups of 256, 16 keys per invocation),
+    // 5376 (384 x 14) or 8192 (512 x 16), by the rule in "Tiles" at the top of this file; 0 when
+    // not created.
+    std::uint32_t tileKeys(std::uint32_t count) const;
 
     // Records the sort of info.count keys (and values).
     // Inputs: the keys (and values) as written by earlier commands, which the caller makes
@@ -237,17 +249,23 @@ private:
     void swap(Sorter& other) noexcept;
     VkResult recordPasses(VkCommandBuffer cmd, const SortInfo& info, const SortBuffer* countBuffer) const;
 
+    // The pipelines of one tile shape.
+    struct Pipelines {
+        VkPipeline setup = VK_NULL_HANDLE;
+        VkPipeline histogram = VK_NULL_HANDLE;
+        VkPipeline count = VK_NULL_HANDLE; // ReduceThenScan only
+        VkPipeline scan = VK_NULL_HANDLE;  // ReduceThenScan only
+        VkPipeline scatter = VK_NULL_HANDLE;
+    };
+    static constexpr std::uint32_t kMaxShapes = 3;
+
     const Device* m_device = nullptr;
     SorterCreateInfo m_info{};
     SortPath m_path = SortPath::Auto;
-    std::uint32_t m_tileKeys = 0;
+    std::uint32_t m_multiprocessors = 0; // what the shape rule was given at creation
     VkDescriptorSetLayout m_setLayout = VK_NULL_HANDLE;
     VkPipelineLayout m_pipelineLayout = VK_NULL_HANDLE;
-    VkPipeline m_setup = VK_NULL_HANDLE;
-    VkPipeline m_histogram = VK_NULL_HANDLE;
-    VkPipeline m_count = VK_NULL_HANDLE; // ReduceThenScan only
-    VkPipeline m_scan = VK_NULL_HANDLE;  // ReduceThenScan only
-    VkPipeline m_scatter = VK_NULL_HANDLE;
+    Pipelines m_shapes[kMaxShapes]; // in the order of detail::sortShapes()
     VkBuffer m_scratch = VK_NULL_HANDLE;
     VkDeviceMemory m_scratchMemory = VK_NULL_HANDLE;
     VkDeviceSize m_scratchSize = 0;

@@ -44,35 +44,117 @@ struct SortPush {
 inline std::uint32_t sortKeyWords(SortKey k) { return k >= SortKey::Uint64 ? 2u : 1u; }
 inline std::uint32_t sortValueWords(SortValues v) { return static_cast<std::uint32_t>(v); }
 
-// Workgroup size (radix.comp's specialization constant 6) and keys per invocation (7) of a Sorter;
-// a tile is their product. Sorters of more than 2^21 32-bit keys: 384 x 14 (tiles of 5376 keys);
-// others 256 x 16 (4096; 64-bit keys hold twice the registers and were not timed). The scatter
-// kernel's chain of steps per tile bounds a pass, so what counts is how many warps an SM holds:
-// on an H200 the scatter takes 80 registers at 384 x 14 (two workgroups per SM, 24 warps), 95 at
-// 320 x 16 (20), 91 at 256 x 16 (16). vkfx-bench, Onesweep, uint32 keys, GKeys/s, 256 x 16 /
-// 320 x 16 / 384 x 14: 2^28 23.9 / 27.3 / 28.4, 2^26 24.4 / 26.5 / 27.7, 2^24 22.8 / 23.9 / 25.4,
-// 2^20 12.9 / 12.4 / 12.4; pairs 2^26 20.4 / 21.5 / 23.1. At 2^20 and below fewer, larger tiles
-// leave more of the GPU idle (2^20 keys: 196 tiles of 5376 for 264 workgroup slots), so small
-// Sorters keep 256 x 16. Slower than 384 x 14 at 2^26 (docs/sort-performance.md, v15): 448 x 12,
-// 512 x 10, 352 x 14, 288 x 12, and 16 keys per invocation with 224 to 384 invocations.
-// Onesweep's look-back (specialization constant 8): small Sorters of 32-bit keys group tiles in
-// blocks of 8 (where a pass has more than 32 tiles), whose last tile adds up earlier blocks for the
-// others. At 2^20 keys a pass is one wave of tiles that publish their counts at about the same
-// time, and a walk over the tiles before each took the last ones many reads of words that every
-// tile read: with blocks uint32 and float32 keys sort 3.5% faster there, pairs 0.2-1.3%, 2^16 to
-// 2^18 keys within 0.7% (H200; docs/sort-performance.md, v19). Large Sorters walk over tiles, as
-// do 64-bit keys (not timed): with many waves the tile before is nearly always inclusive already,
-// and 384 x 14 has no register to spare.
+// A tile shape: workgroup size (radix.comp's specialization constant 6), keys per invocation (7)
+// and look-back blocks (8); a tile is groupSize x keysPerInvocation keys.
+//
+// The scatter kernel's chain of steps per tile bounds a pass, so what counts is how many warps an
+// SM holds and how many rounds of tiles each SM runs. On an H200 the scatter takes 91 registers at
+// 256 x 16 (two workgroups of 8 warps per SM), 80 at 384 x 14 (two of 12), and 512 x 16 runs one
+// workgroup of 16 warps per SM. Where every SM is busy for many rounds 384 x 14 is fastest: 2^24
+// uint32 keys 654 us against 777 (256 x 16) and 811 (512 x 16); with one to a few rounds, the
+// rounds each SM runs decide (sortPickShape; docs/sort-performance.md, v15 and v20).
+//
+// Onesweep's look-back: 256 x 16 and 512 x 16 group tiles in blocks of 8 where a pass has more
+// than 32 tiles (the last tile of each block adds up earlier blocks for the others). With one
+// wave of tiles that publish their counts at about the same time, a walk over the tiles before
+// each took the last ones many reads of words that every tile read: blocks made 2^20 uint32 and
+// float32 keys 3.5% faster (v19). 384 x 14 walks over tiles (with many waves the tile before is
+// nearly always inclusive already, and it has no register to spare), as do 64-bit keys (256 x 16,
+// holding twice the registers; not timed).
 struct SortShape {
     std::uint32_t groupSize = 256;
     std::uint32_t keysPerInvocation = 16;
-    std::uint32_t blockTiles = 0; // 0: no blocks
-    std::uint32_t tileKeys() const { return groupSize * keysPerInvocation; }
+    std::uint32_t blockTiles = 0;    // 0: no blocks
+    std::uint32_t ratePercent = 100; // keys per second with every SM busy, against 256 x 16 (H200)
+    constexpr std::uint32_t tileKeys() const { return groupSize * keysPerInvocation; }
+    // The scatter's shared memory (radix.comp, stage 4: sMem, sTotals, sDigitStart, sBase, sTile).
+    constexpr std::uint32_t sharedBytes() const
+    {
+        return 4 * std::max(16 * 256 + groupSize, tileKeys()) + 8 * (groupSize / 4) + 4 * 512 + 4;
+    }
 };
-inline SortShape sortShape(const SorterCreateInfo& info)
+inline constexpr SortShape kSortShapeSmall{256, 16, 8, 100};
+inline constexpr SortShape kSortShapeLarge{384, 14, 0, 119};
+inline constexpr SortShape kSortShapeWide{512, 16, 8, 100};
+inline constexpr SortShape kSortShape64{256, 16, 0, 100};
+
+// The shapes a Sorter creates pipelines for, and what the rule that picks one per record needs.
+struct SortShapes {
+    SortShape shape[3];
+    std::uint32_t count = 0;
+    std::uint32_t multiprocessors = 0; // 0: not known
+};
+
+// Test hook: when set, Sorters created after (and scratchRequirements) take it as the device's
+// multiprocessor count.
+inline std::optional<std::uint32_t> sortMultiprocessorsOverride;
+inline std::uint32_t sortMultiprocessors(const Device& device)
 {
-    if (sortKeyWords(info.key) == 2) return SortShape{256, 16, 0};
-    return info.maxCount > (1u << 21) ? SortShape{384, 14, 0} : SortShape{256, 16, 8};
+    return sortMultiprocessorsOverride ? *sortMultiprocessorsOverride : device.multiprocessorCount();
+}
+
+// 64-bit keys: 256 x 16 alone. 32-bit keys, where the device reports its multiprocessors (NVIDIA):
+// 256 x 16 while maxCount is at most one such tile per SM, else also 384 x 14, and for Onesweep
+// 512 x 16 (if the device's compute limits hold a workgroup of 512 and its 35 KiB of shared
+// memory; ReduceThenScan's scatter is 4-5% slower with it where the rule would pick it: H200, 2^20
+// keys). Other devices: 256 x 16, and 384 x 14 where maxCount is above 2^21.
+inline SortShapes sortShapes(const Device& device, const SorterCreateInfo& info, SortPath path,
+                             std::uint32_t multiprocessors)
+{
+    SortShapes s;
+    s.multiprocessors = multiprocessors;
+    if (sortKeyWords(info.key) == 2) {
+        s.shape[s.count++] = kSortShape64;
+        return s;
+    }
+    s.shape[s.count++] = kSortShapeSmall;
+    const std::uint64_t sms = s.multiprocessors;
+    if (sms == 0) {
+        if (info.maxCount > (1u << 21)) s.shape[s.count++] = kSortShapeLarge;
+        return s;
+    }
+    if (info.maxCount <= sms * kSortShapeSmall.tileKeys()) return s;
+    s.shape[s.count++] = kSortShapeLarge;
+    const VkPhysicalDeviceLimits& lim = device.properties().limits;
+    if (path == SortPath::Onesweep && kSortShapeWide.sharedBytes() <= lim.maxComputeSharedMemorySize &&
+        kSortShapeWide.groupSize <= lim.maxComputeWorkGroupInvocations &&
+        kSortShapeWide.groupSize <= lim.maxComputeWorkGroupSize[0]) {
+        s.shape[s.count++] = kSortShapeWide;
+    }
+    return s;
+}
+
+// The shape a record of `count` keys uses (an index into s.shape). Where the multiprocessor count
+// M is known: the shape whose rounds of tiles per SM, ceil(ceil(count / tile) / M), times its tile,
+// divided by its rate, is least; ties go to the larger tile. So a count that leaves 256 x 16 a
+// second round on some SMs goes to the shape that fits it in one (H200, uint32 keys, Onesweep,
+// us, 256 x 16 against the one picked: 600000 keys 69.9 / 62.9 with 384 x 14, 2^20 78.4 / 75.0
+// with 512 x 16, 1310720 112.6 / 89.4 with 384 x 14; docs/sort-performance.md, v20). Elsewhere:
+// 384 x 14 above 2^21 keys, where the Sorter has it.
+inline std::uint32_t sortPickShape(const SortShapes& s, std::uint32_t count)
+{
+    if (s.count == 1) return 0;
+    if (s.multiprocessors == 0) return count > (1u << 21) ? 1u : 0u;
+    const std::uint64_t n = std::max<std::uint32_t>(count, 1);
+    std::uint32_t best = 0;
+    std::uint64_t bestKeys = 0; // keys per SM of the best shape: its rounds times its tile
+    for (std::uint32_t i = 0; i < s.count; ++i) {
+        const SortShape& sh = s.shape[i];
+        const std::uint64_t tiles = (n + sh.tileKeys() - 1) / sh.tileKeys();
+        const std::uint64_t keys = (tiles + s.multiprocessors - 1) / s.multiprocessors * sh.tileKeys();
+        if (i == 0) {
+            bestKeys = keys;
+            continue;
+        }
+        // keys / rate against bestKeys / bestRate, cross-multiplied.
+        const std::uint64_t a = keys * s.shape[best].ratePercent;
+        const std::uint64_t b = bestKeys * sh.ratePercent;
+        if (a < b || (a == b && sh.tileKeys() > s.shape[best].tileKeys())) {
+            best = i;
+            bestKeys = keys;
+        }
+    }
+    return best;
 }
 
 // Passes of a sort of bits begin .. end - 1 (the shader's passShift() rule: digits of 64-bit keys
@@ -95,21 +177,27 @@ struct SortScratchLayout {
 inline VkDeviceSize alignUp(VkDeviceSize v, VkDeviceSize a) { return (v + a - 1) / a * a; }
 
 inline SortScratchLayout sortScratchLayout(const SorterCreateInfo& info, SortPath path, std::uint32_t count,
-                                           const SortShape& shape, VkDeviceSize align)
+                                           const SortShapes& shapes, VkDeviceSize align)
 {
     const VkDeviceSize n = std::max<std::uint32_t>(count, 1);
-    const VkDeviceSize tiles = (n + shape.tileKeys() - 1) / shape.tileKeys();
     const std::uint32_t keyWords = sortKeyWords(info.key);
     SortScratchLayout l;
     l.keys = alignUp(kSortStateBytes, align);
     l.values = alignUp(l.keys + n * 4 * keyWords, align);
     l.tiles = alignUp(l.values + n * 4 * sortValueWords(info.values), align);
     // Onesweep: look-back words of every pass (of the most a record can need: every bit), the
-    // tiles' then the blocks'; ReduceThenScan: one pass's counts.
+    // tiles' then the blocks'; ReduceThenScan: one pass's counts. As many as the shape needing
+    // most asks for, whichever a record of `count` keys (or fewer) picks.
     const bool onesweep = path == SortPath::Onesweep;
     const VkDeviceSize passes = onesweep ? sortPassCount(keyWords, 0, 32 * keyWords) : 1;
-    const VkDeviceSize blocks = onesweep && shape.blockTiles ? (tiles + shape.blockTiles - 1) / shape.blockTiles : 0;
-    const VkDeviceSize tileWords = passes * 256 * (tiles + blocks);
+    VkDeviceSize tileWords = 0;
+    for (std::uint32_t i = 0; i < shapes.count; ++i) {
+        const SortShape& shape = shapes.shape[i];
+        const VkDeviceSize tiles = (n + shape.tileKeys() - 1) / shape.tileKeys();
+        const VkDeviceSize blocks =
+            onesweep && shape.blockTiles ? (tiles + shape.blockTiles - 1) / shape.blockTiles : 0;
+        tileWords = std::max(tileWords, passes * 256 * (tiles + blocks));
+    }
     l.size = l.tiles + tileWords * 4;
     return l;
 }
@@ -163,14 +251,10 @@ inline void Sorter::swap(Sorter& other) noexcept
     std::swap(m_device, other.m_device);
     std::swap(m_info, other.m_info);
     std::swap(m_path, other.m_path);
-    std::swap(m_tileKeys, other.m_tileKeys);
+    std::swap(m_multiprocessors, other.m_multiprocessors);
     std::swap(m_setLayout, other.m_setLayout);
     std::swap(m_pipelineLayout, other.m_pipelineLayout);
-    std::swap(m_setup, other.m_setup);
-    std::swap(m_histogram, other.m_histogram);
-    std::swap(m_count, other.m_count);
-    std::swap(m_scan, other.m_scan);
-    std::swap(m_scatter, other.m_scatter);
+    std::swap(m_shapes, other.m_shapes);
     std::swap(m_scratch, other.m_scratch);
     std::swap(m_scratchMemory, other.m_scratchMemory);
     std::swap(m_scratchSize, other.m_scratchSize);
@@ -182,21 +266,23 @@ inline void Sorter::destroy()
     const DeviceFunctions& f = m_device->fn();
     VkDevice d = m_device->handle();
     const VkAllocationCallbacks* a = m_device->allocator();
-    for (VkPipeline p : {m_setup, m_histogram, m_count, m_scan, m_scatter}) {
-        if (p) f.vkDestroyPipeline(d, p, a);
+    for (Pipelines& p : m_shapes) {
+        for (VkPipeline* q : {&p.setup, &p.histogram, &p.count, &p.scan, &p.scatter}) {
+            if (*q) f.vkDestroyPipeline(d, *q, a);
+            *q = VK_NULL_HANDLE;
+        }
     }
     if (m_pipelineLayout) f.vkDestroyPipelineLayout(d, m_pipelineLayout, a);
     if (m_setLayout) f.vkDestroyDescriptorSetLayout(d, m_setLayout, a);
     if (m_scratch) f.vkDestroyBuffer(d, m_scratch, a);
     if (m_scratchMemory) f.vkFreeMemory(d, m_scratchMemory, a);
-    m_setup = m_histogram = m_count = m_scan = m_scatter = VK_NULL_HANDLE;
     m_pipelineLayout = VK_NULL_HANDLE;
     m_setLayout = VK_NULL_HANDLE;
     m_scratch = VK_NULL_HANDLE;
     m_scratchMemory = VK_NULL_HANDLE;
     m_scratchSize = 0;
     m_path = SortPath::Auto;
-    m_tileKeys = 0;
+    m_multiprocessors = 0;
     m_device = nullptr;
 }
 
@@ -206,8 +292,10 @@ inline ScratchRequirements Sorter::scratchRequirements(const Device& device, con
     ScratchRequirements req;
     if (!device.valid()) return req;
     req.alignment = detail::storageBufferAlignment(device);
-    req.size = detail::sortScratchLayout(info, detail::resolveSortPath(device, info.path), count,
-                                         detail::sortShape(info), req.alignment)
+    const SortPath path = detail::resolveSortPath(device, info.path);
+    req.size = detail::sortScratchLayout(info, path, count,
+                                         detail::sortShapes(device, info, path, detail::sortMultiprocessors(device)),
+                                         req.alignment)
                    .size;
     req.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT;
     return req;
@@ -237,9 +325,9 @@ inline VkResult Sorter::create(const Device& device, const SorterCreateInfo& inf
     const std::uint32_t keyWords = detail::sortKeyWords(info.key);
     const std::uint32_t valueWords = detail::sortValueWords(info.values);
     const VkDeviceSize range = device.properties().limits.maxStorageBufferRange;
-    const detail::SortShape shape = detail::sortShape(info);
+    const detail::SortShapes shapes = detail::sortShapes(device, info, path, detail::sortMultiprocessors(device));
     const detail::SortScratchLayout layout =
-        detail::sortScratchLayout(info, path, info.maxCount, shape, detail::storageBufferAlignment(device));
+        detail::sortScratchLayout(info, path, info.maxCount, shapes, detail::storageBufferAlignment(device));
     if (VkDeviceSize{info.maxCount} * 4 * std::max(keyWords, valueWords) > range || layout.size - layout.tiles > range) {
         return device.fail(VK_ERROR_VALIDATION_FAILED_EXT,
                            "%s: maxCount %u needs storage buffer ranges above the device's maxStorageBufferRange %llu",
@@ -257,7 +345,7 @@ inline VkResult Sorter::create(const Device& device, const SorterCreateInfo& inf
     s.m_device = &device;
     s.m_info = info;
     s.m_path = path;
-    s.m_tileKeys = shape.tileKeys();
+    s.m_multiprocessors = shapes.multiprocessors;
 
     VkDescriptorSetLayoutBinding bindings[detail::kSortBindings];
     for (std::uint32_t i = 0; i < detail::kSortBindings; ++i) {
@@ -277,15 +365,7 @@ inline VkResult Sorter::create(const Device& device, const SorterCreateInfo& inf
         std::uint32_t groupSize;
         std::uint32_t keysPerInvocation;
         std::uint32_t blockTiles;
-    } spec{static_cast<std::uint32_t>(info.key),
-           info.order == SortOrder::Descending,
-           valueWords,
-           path == SortPath::Onesweep,
-           (device.subgroupSize() + 31) / 32,
-           detail::sortLookBackPolls(device),
-           shape.groupSize,
-           shape.keysPerInvocation,
-           shape.blockTiles};
+    };
     const VkSpecializationMapEntry entries[9] = {{0, offsetof(Spec, key), sizeof(std::uint32_t)},
                                                  {1, offsetof(Spec, descending), sizeof(VkBool32)},
                                                  {2, offsetof(Spec, valueWords), sizeof(std::uint32_t)},
@@ -295,23 +375,36 @@ inline VkResult Sorter::create(const Device& device, const SorterCreateInfo& inf
                                                  {6, offsetof(Spec, groupSize), sizeof(std::uint32_t)},
                                                  {7, offsetof(Spec, keysPerInvocation), sizeof(std::uint32_t)},
                                                  {8, offsetof(Spec, blockTiles), sizeof(std::uint32_t)}};
-    const VkSpecializationInfo specInfo{9, entries, sizeof(Spec), &spec};
-    struct Stage {
-        const std::uint32_t* code;
-        std::size_t bytes;
-        VkPipeline* out;
-        const char* what;
-    } stages[5] = {
-        {spirv::sort_setup, sizeof(spirv::sort_setup), &s.m_setup, "vkfx::Sorter::create (setup)"},
-        {spirv::sort_histogram, sizeof(spirv::sort_histogram), &s.m_histogram, "vkfx::Sorter::create (histogram)"},
-        {spirv::sort_scatter, sizeof(spirv::sort_scatter), &s.m_scatter, "vkfx::Sorter::create (scatter)"},
-        {spirv::sort_count, sizeof(spirv::sort_count), &s.m_count, "vkfx::Sorter::create (count)"},
-        {spirv::sort_scan, sizeof(spirv::sort_scan), &s.m_scan, "vkfx::Sorter::create (scan)"}};
-    const std::size_t stageCount = path == SortPath::Onesweep ? 3 : 5;
-    for (std::size_t i = 0; i < stageCount; ++i) {
-        const Stage& st = stages[i];
-        r = detail::createComputePipeline(device, st.what, st.code, st.bytes, &specInfo, s.m_pipelineLayout, st.out);
-        if (r != VK_SUCCESS) return r;
+    for (std::uint32_t i = 0; i < shapes.count; ++i) {
+        const detail::SortShape& shape = shapes.shape[i];
+        const Spec spec{static_cast<std::uint32_t>(info.key),
+                        info.order == SortOrder::Descending,
+                        valueWords,
+                        path == SortPath::Onesweep,
+                        (device.subgroupSize() + 31) / 32,
+                        detail::sortLookBackPolls(device),
+                        shape.groupSize,
+                        shape.keysPerInvocation,
+                        shape.blockTiles};
+        const VkSpecializationInfo specInfo{9, entries, sizeof(Spec), &spec};
+        Pipelines& p = s.m_shapes[i];
+        const struct Stage {
+            const std::uint32_t* code;
+            std::size_t bytes;
+            VkPipeline* out;
+            const char* what;
+        } stages[5] = {
+            {spirv::sort_setup, sizeof(spirv::sort_setup), &p.setup, "vkfx::Sorter::create (setup)"},
+            {spirv::sort_histogram, sizeof(spirv::sort_histogram), &p.histogram, "vkfx::Sorter::create (histogram)"},
+            {spirv::sort_scatter, sizeof(spirv::sort_scatter), &p.scatter, "vkfx::Sorter::create (scatter)"},
+            {spirv::sort_count, sizeof(spirv::sort_count), &p.count, "vkfx::Sorter::create (count)"},
+            {spirv::sort_scan, sizeof(spirv::sort_scan), &p.scan, "vkfx::Sorter::create (scan)"}};
+        const std::size_t stageCount = path == SortPath::Onesweep ? 3 : 5;
+        for (std::size_t j = 0; j < stageCount; ++j) {
+            const Stage& st = stages[j];
+            r = detail::createComputePipeline(device, st.what, st.code, st.bytes, &specInfo, s.m_pipelineLayout, st.out);
+            if (r != VK_SUCCESS) return r;
+        }
     }
 
     if (info.ownScratch) {
@@ -324,6 +417,13 @@ inline VkResult Sorter::create(const Device& device, const SorterCreateInfo& inf
     }
     *sorter = std::move(s);
     return VK_SUCCESS;
+}
+
+inline std::uint32_t Sorter::tileKeys(std::uint32_t count) const
+{
+    if (!m_device) return 0;
+    const detail::SortShapes shapes = detail::sortShapes(*m_device, m_info, m_path, m_multiprocessors);
+    return shapes.shape[detail::sortPickShape(shapes, count)].tileKeys();
 }
 
 inline VkResult Sorter::record(VkCommandBuffer cmd, const SortInfo& info) const
@@ -387,6 +487,9 @@ inline VkResult Sorter::recordPasses(VkCommandBuffer cmd, const SortInfo& info, 
                         "%s: values.buffer is set but the Sorter was created without values", fn);
     }
     const VkDeviceSize align = detail::storageBufferAlignment(dev);
+    // The tile shape (recordIndirect: for maxCount keys, as info.count is then).
+    const detail::SortShapes shapes = detail::sortShapes(dev, m_info, m_path, m_multiprocessors);
+    const std::uint32_t shapeIndex = detail::sortPickShape(shapes, info.count);
     if (info.keys.offset % align != 0 || (values && info.values.offset % align != 0)) {
         return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: keys and values offsets must be multiples of %llu", fn,
                         static_cast<unsigned long long>(align));
@@ -394,7 +497,7 @@ inline VkResult Sorter::recordPasses(VkCommandBuffer cmd, const SortInfo& info, 
     const VkDeviceSize keyBytes = VkDeviceSize{info.count} * 4 * keyWords;
     const VkDeviceSize valueBytes = VkDeviceSize{info.count} * 4 * valueWords;
     const detail::SortScratchLayout layout =
-        detail::sortScratchLayout(m_info, m_path, info.count, detail::sortShape(m_info), align);
+        detail::sortScratchLayout(m_info, m_path, info.count, shapes, align);
     VkBuffer scratch = m_scratch;
     VkDeviceSize scratchOffset = 0;
     if (info.scratchBuffer) {
@@ -439,7 +542,9 @@ inline VkResult Sorter::recordPasses(VkCommandBuffer cmd, const SortInfo& info, 
     const DeviceFunctions& f = dev.fn();
     const std::uint32_t passes = detail::sortPassCount(keyWords, info.beginBit, endBit);
     const bool odd = passes % 2 == 1;
-    const std::uint32_t tiles = (info.count + m_tileKeys - 1) / m_tileKeys;
+    const Pipelines& pipe = m_shapes[shapeIndex];
+    const std::uint32_t tileKeys = shapes.shape[shapeIndex].tileKeys();
+    const std::uint32_t tiles = (info.count + tileKeys - 1) / tileKeys;
     const bool onesweep = m_path == SortPath::Onesweep;
     // Indirect: the caller's ranges run to the end of their buffers (the count is not known here).
     VkDescriptorBufferInfo userKeys{info.keys.buffer, info.keys.offset, countBuffer ? VK_WHOLE_SIZE : keyBytes};
@@ -494,7 +599,7 @@ inline VkResult Sorter::recordPasses(VkCommandBuffer cmd, const SortInfo& info, 
     const std::uint32_t histTiles = detail::sortHistTiles(tiles);
     detail::SortPush push{info.count, indirectFlag, 0, passes, info.beginBit, endBit, histTiles};
     compute(); // an earlier record's use of the same scratch is done
-    dispatch(m_setup, false, true, push, 1, 0);
+    dispatch(pipe.setup, false, true, push, 1, 0);
     if (countBuffer) {
         VkMemoryBarrier b = barrier;
         b.dstAccessMask |= VK_ACCESS_INDIRECT_COMMAND_READ_BIT;
@@ -507,7 +612,7 @@ inline VkResult Sorter::recordPasses(VkCommandBuffer cmd, const SortInfo& info, 
     // Odd pass counts: the histogram copies the keys to scratch, so the last pass ends in the
     // caller's buffers.
     push.flags = indirectFlag | (odd ? detail::kSortFlagCopy : 0u);
-    dispatch(m_histogram, false, true, push, (tiles + histTiles - 1) / histTiles,
+    dispatch(pipe.histogram, false, true, push, (tiles + histTiles - 1) / histTiles,
              detail::kSortDispatchWord);
     compute();
     const VkDeviceSize tilesWord = detail::kSortDispatchWord + 3;
@@ -517,12 +622,12 @@ inline VkResult Sorter::recordPasses(VkCommandBuffer cmd, const SortInfo& info, 
         push.flags = indirectFlag | (pass == 0 ? detail::kSortFlagFirst : 0u) |
                      (pass + 1 == passes ? detail::kSortFlagLast : 0u);
         if (!onesweep) {
-            dispatch(m_count, inScratch, !inScratch, push, tiles, tilesWord);
+            dispatch(pipe.count, inScratch, !inScratch, push, tiles, tilesWord);
             compute();
-            dispatch(m_scan, inScratch, !inScratch, push, 256, 0);
+            dispatch(pipe.scan, inScratch, !inScratch, push, 256, 0);
             compute();
         }
-        dispatch(m_scatter, inScratch, !inScratch, push, tiles, tilesWord);
+        dispatch(pipe.scatter, inScratch, !inScratch, push, tiles, tilesWord);
         if (pass + 1 < passes) compute();
     }
     return VK_SUCCESS;
