@@ -4,10 +4,10 @@
 //
 //   0 setup:     one workgroup zeroes the digit histograms and partition tickets and writes the
 //                indirect dispatch sizes (from the GPU-side count when there is one).
-//   1 histogram: every workgroup counts the digits of all passes of 1 or 4 tiles (pc.histTiles)
-//                into the global histograms, zeroes its share of the look-back state, and (odd
-//                pass counts) copies the keys and values to the scratch side, so that the last pass
-//                ends in the caller's buffers.
+//   1 histogram: every workgroup counts the digits of all passes of pc.histRows rows of
+//                kGroupSize keys into the global histograms, zeroes its share of the look-back
+//                state, and (odd pass counts) copies the keys and values to the scratch side, so
+//                that the last pass ends in the caller's buffers.
 //   2 count:     (reduce-then-scan) tile t counts its keys per digit: counts[digit * tiles + t].
 //   3 scan:      (reduce-then-scan) workgroup d turns digit d's counts into output offsets: the
 //                digit's start (from the histogram) plus the keys of digit d in earlier tiles.
@@ -92,7 +92,7 @@ layout(push_constant) uniform Push {
     uint passes;   // passes of this sort
     uint beginBit; // the sorted bits of the ordered key: beginBit .. endBit - 1
     uint endBit;
-    uint histTiles; // tiles per histogram workgroup
+    uint histRows; // rows of kGroupSize keys per histogram workgroup
 } pc;
 
 const uint kFlagFirst = 1u;    // keysIn hold the caller's keys (transform them when read)
@@ -115,6 +115,8 @@ bool ownsDigit(uint t) { return kGroupSize == 256u || t < 256u; }
 uint keyCount() { return (pc.flags & kFlagIndirect) != 0u ? min(indirectCount, pc.count) : pc.count; }
 uint tileCount(uint n) { return (n + kTileKeys - 1u) / kTileKeys; }
 uint blockCount(uint tiles) { return kBlocks ? (tiles + kBlockDiv - 1u) / kBlockDiv : 0u; }
+uint histKeys() { return pc.histRows * kGroupSize; } // keys per histogram workgroup
+uint histGroups(uint n) { return (n + histKeys() - 1u) / histKeys(); }
 uint groupIndex() { return gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x; }
 
 // Digit k of the sort: bits passShift(k) .. passShift(k) + passBits(k) - 1 of the ordered key.
@@ -260,9 +262,9 @@ void main()
     uint t = gl_LocalInvocationIndex;
     for (uint i = t; i < kHistWords + kMaxPasses; i += kGroupSize) state[i] = 0u;
     if (t == 0u) {
-        uint tiles = tileCount(keyCount());
-        uvec3 h = split((tiles + pc.histTiles - 1u) / pc.histTiles);
-        uvec3 s = split(tiles);
+        uint n = keyCount();
+        uvec3 h = split(histGroups(n));
+        uvec3 s = split(tileCount(n));
         state[kDispatchWord + 0u] = h.x;
         state[kDispatchWord + 1u] = h.y;
         state[kDispatchWord + 2u] = h.z;
@@ -282,7 +284,7 @@ void main()
     uint n = keyCount();
     uint tiles = tileCount(n);
     uint group = groupIndex();
-    uint groups = (tiles + pc.histTiles - 1u) / pc.histTiles;
+    uint groups = histGroups(n);
     if (group >= groups) return; // uniform in the workgroup
     uint passes = pc.passes;
     for (uint i = t; i < passes * 256u; i += kGroupSize) sHist[i] = 0u;
@@ -298,18 +300,18 @@ void main()
 
     // kKeysPerThread loads in flight per invocation, then their digits.
     bool copy = (pc.flags & kFlagCopy) != 0u;
-    for (uint h = 0u; h < pc.histTiles; ++h) {
-        uint base = (group * pc.histTiles + h) * kTileKeys;
-        if (base >= n) break; // uniform in the workgroup
+    uint first = group * histKeys();
+    uint end = min(n, first + histKeys());
+    for (uint base = first; base < end; base += kTileKeys) { // uniform in the workgroup
         uvec2 raw[kKeysPerThread];
         [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) {
             uint i = base + j * kGroupSize + t;
-            raw[j] = i < n ? rawKey(i) : uvec2(0u);
+            raw[j] = i < end ? rawKey(i) : uvec2(0u);
         }
-        if (copy) copyValues(base + t, kGroupSize, n);
+        if (copy) copyValues(base + t, kGroupSize, end);
         [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) {
             uint i = base + j * kGroupSize + t;
-            if (i >= n) continue;
+            if (i >= end) continue;
             if (copy) {
                 keysOut[i * kKeyWords] = raw[j].x;
                 if (kKeyWords == 2u) keysOut[i * kKeyWords + 1u] = raw[j].y;

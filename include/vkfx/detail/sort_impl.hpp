@@ -22,11 +22,6 @@ inline constexpr std::uint32_t kSortFlagLast = 2;
 inline constexpr std::uint32_t kSortFlagIndirect = 4;
 inline constexpr std::uint32_t kSortFlagCopy = 8;
 inline constexpr std::uint32_t kSortMaxPasses = 8;
-// Tiles per histogram workgroup (SortPush::histTiles): one while there are at most 512 tiles (2^21
-// keys in tiles of 4096, on which it was measured), else four (fewer global atomics). With four,
-// small sorts left most of the GPU idle in that dispatch: H200, uint32 keys, 2^20 0.091 -> 0.082
-// ms, 2^16 0.061 -> 0.050; from 2^22 on four is faster (2^22 0.223 against 0.230 ms).
-inline std::uint32_t sortHistTiles(std::uint32_t tiles) { return tiles <= 512 ? 1u : 4u; }
 // State words: histograms, tickets, then dispatch sizes (histogram xyz, tiles xyz).
 inline constexpr std::uint32_t kSortDispatchWord = kSortMaxPasses * 256 + kSortMaxPasses;
 inline constexpr VkDeviceSize kSortStateBytes = (kSortDispatchWord + 6) * 4;
@@ -38,7 +33,7 @@ struct SortPush {
     std::uint32_t passes;
     std::uint32_t beginBit;
     std::uint32_t endBit;
-    std::uint32_t histTiles;
+    std::uint32_t histRows;
 };
 
 inline std::uint32_t sortKeyWords(SortKey k) { return k >= SortKey::Uint64 ? 2u : 1u; }
@@ -155,6 +150,22 @@ inline std::uint32_t sortPickShape(const SortShapes& s, std::uint32_t count)
         }
     }
     return best;
+}
+
+// Rows of groupSize keys per histogram workgroup (SortPush::histRows). Each workgroup counts into
+// shared memory, then adds its counts to the global histograms with one atomic per digit and
+// pass, so more workgroups wait less on their own chain of shared atomics but send more global
+// atomics. A quarter of a tile's rows up to 16 tiles, half up to 64, a tile's up to 512, else four
+// tiles'. H200, uint32 keys, Onesweep, us, a tile / a half / a quarter per workgroup: 65536 keys
+// 47.6 / 46.4 / 46.0, 2^18 54.0 / 53.3 / 54.9, 786432 71.4 / 72.7 / 76.1, 2^20 75.2 / 77.1 /
+// 84.5 (docs/sort-performance.md, v21); one tile against four: 2^20 82 against 91 us, 2^22 230
+// against 223 (v5).
+inline std::uint32_t sortHistRows(const SortShape& shape, std::uint32_t tiles)
+{
+    const std::uint32_t rows = shape.keysPerInvocation;
+    if (tiles <= 16) return std::max<std::uint32_t>(rows / 4, 1);
+    if (tiles <= 64) return std::max<std::uint32_t>(rows / 2, 1);
+    return tiles <= 512 ? rows : 4 * rows;
 }
 
 // Passes of a sort of bits begin .. end - 1 (the shader's passShift() rule: digits of 64-bit keys
@@ -596,8 +607,9 @@ inline VkResult Sorter::recordPasses(VkCommandBuffer cmd, const SortInfo& info, 
     };
 
     const std::uint32_t indirectFlag = countBuffer ? detail::kSortFlagIndirect : 0u;
-    const std::uint32_t histTiles = detail::sortHistTiles(tiles);
-    detail::SortPush push{info.count, indirectFlag, 0, passes, info.beginBit, endBit, histTiles};
+    const std::uint32_t histRows = detail::sortHistRows(shapes.shape[shapeIndex], tiles);
+    const std::uint32_t histKeys = histRows * shapes.shape[shapeIndex].groupSize;
+    detail::SortPush push{info.count, indirectFlag, 0, passes, info.beginBit, endBit, histRows};
     compute(); // an earlier record's use of the same scratch is done
     dispatch(pipe.setup, false, true, push, 1, 0);
     if (countBuffer) {
@@ -612,7 +624,7 @@ inline VkResult Sorter::recordPasses(VkCommandBuffer cmd, const SortInfo& info, 
     // Odd pass counts: the histogram copies the keys to scratch, so the last pass ends in the
     // caller's buffers.
     push.flags = indirectFlag | (odd ? detail::kSortFlagCopy : 0u);
-    dispatch(pipe.histogram, false, true, push, (tiles + histTiles - 1) / histTiles,
+    dispatch(pipe.histogram, false, true, push, (info.count + histKeys - 1) / histKeys,
              detail::kSortDispatchWord);
     compute();
     const VkDeviceSize tilesWord = detail::kSortDispatchWord + 3;
