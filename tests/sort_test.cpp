@@ -273,30 +273,38 @@ struct Case {
 
 const SortPath kPaths[] = {SortPath::Onesweep, SortPath::ReduceThenScan};
 
-// The tile rule as Sorter::tileKeys states it: 64-bit keys 4096; with no multiprocessor count,
-// 5376 above 2^21 keys in Sorters of more than 2^21, else 4096; with M multiprocessors, 4096 while
-// maxCount is at most 4096 M, else the tile of 4096 (rate 1), 5376 (rate 1.19) or 8192 (rate 1;
-// Onesweep, where the device holds its workgroup of 512) whose rounds per SM, ceil(ceil(count / tile) / M),
-// times the tile, over the rate, is least (ties to the larger tile).
-std::uint32_t expectedTileKeys(std::uint32_t sms, SortKey key, std::uint32_t maxCount, std::uint32_t count,
-                               bool wideFits) {
+// The tile rule as sort.hpp states it ("Tiles"): 64-bit keys 4096; with no multiprocessor count,
+// 5376 above 2^21 keys in Sorters of more than 2^21, else 4096; with M multiprocessors, of the
+// tiles the Sorter has (Onesweep: 1024; 2048 above maxCount 1024 M; 4096 above 2048 M; 5376 and,
+// where the device holds a workgroup of 512, 8192 above 4096 M; ReduceThenScan: 4096, and 5376
+// above 4096 M), those of 1024 and 2048 keys only where ceil(count / tile) <= M, the one whose
+// rounds per SM, ceil(ceil(count / tile) / M), times the tile, over its rate (1.19 for 5376,
+// else 1), is least, ties to the larger tile.
+std::uint32_t expectedTileKeys(std::uint32_t sms, SortKey key, SortPath path, std::uint32_t maxCount,
+                               std::uint32_t count, bool wideFits) {
     if (is64(key))
         return 4096;
     if (sms == 0)
         return maxCount > (1u << 21) && count > (1u << 21) ? 5376 : 4096;
-    if (maxCount <= std::uint64_t{sms} * 4096)
-        return 4096;
+    const bool onesweep = path == SortPath::Onesweep;
+    const double m = sms;
     const struct {
         std::uint32_t tile;
         double rate;
-    } shapes[] = {{4096, 1.0}, {5376, 1.19}, {8192, 1.0}};
+        bool oneRound;
+        bool has;
+    } shapes[] = {{1024, 1.0, true, onesweep},
+                  {2048, 1.0, true, onesweep && maxCount > m * 1024},
+                  {4096, 1.0, false, !onesweep || maxCount > m * 2048},
+                  {5376, 1.19, false, maxCount > m * 4096},
+                  {8192, 1.0, false, onesweep && wideFits && maxCount > m * 4096}};
     std::uint32_t best = 0;
     double bestCost = 0;
     for (const auto &sh : shapes) {
-        if (sh.tile == 8192 && !wideFits)
-            continue;
         const double tiles = std::ceil(std::max(count, 1u) / double(sh.tile));
-        const double cost = std::ceil(tiles / sms) * sh.tile / sh.rate;
+        if (!sh.has || (sh.oneRound && tiles > m))
+            continue;
+        const double cost = std::ceil(tiles / m) * sh.tile / sh.rate;
         if (best == 0 || cost < bestCost || (cost == bestCost && sh.tile > best)) {
             best = sh.tile;
             bestCost = cost;
@@ -305,13 +313,20 @@ std::uint32_t expectedTileKeys(std::uint32_t sms, SortKey key, std::uint32_t max
     return best;
 }
 
-// Tiles a Sorter of 32-bit keys may take on `device`: 8192 on the Onesweep path where the device
-// holds a workgroup of 512 and its 35 KiB of shared memory.
-std::set<std::uint32_t> tilesOfDevice(const vkfx::Device &device, SortPath path) {
+// Tiles a Sorter of 32-bit keys for enough keys may take on `device` (given a multiprocessor
+// count): 1024, 2048, 4096, 5376 and, where the device holds a workgroup of 512 and its 35 KiB of
+// shared memory, 8192 on the Onesweep path; 4096 and 5376 on the ReduceThenScan path.
+bool wideFits(const vkfx::Device &device) {
     const VkPhysicalDeviceLimits &lim = device.properties().limits;
-    const bool wideFits = path == SortPath::Onesweep && lim.maxComputeSharedMemorySize >= 35 * 1024 &&
-                          lim.maxComputeWorkGroupInvocations >= 512 && lim.maxComputeWorkGroupSize[0] >= 512;
-    return wideFits ? std::set<std::uint32_t>{4096, 5376, 8192} : std::set<std::uint32_t>{4096, 5376};
+    return lim.maxComputeSharedMemorySize >= 35 * 1024 && lim.maxComputeWorkGroupInvocations >= 512 &&
+           lim.maxComputeWorkGroupSize[0] >= 512;
+}
+std::set<std::uint32_t> tilesOfDevice(const vkfx::Device &device, SortPath path) {
+    if (path != SortPath::Onesweep)
+        return {4096, 5376};
+    if (wideFits(device))
+        return {1024, 2048, 4096, 5376, 8192};
+    return {1024, 2048, 4096, 5376};
 }
 
 class SortTest : public GpuTest {
@@ -343,7 +358,7 @@ class SortTest : public GpuTest {
         ASSERT_EQ(sorter.path(), c.path);
         // The documented tile rule (Sorter::tileKeys).
         const std::uint32_t tile = sorter.tileKeys(c.count);
-        ASSERT_EQ(tile, expectedTileKeys(sms, c.spec.key, maxCount, c.count, tilesOfDevice(ctx().vkfx, c.path).count(8192) != 0));
+        ASSERT_EQ(tile, expectedTileKeys(sms, c.spec.key, c.path, maxCount, c.count, wideFits(ctx().vkfx)));
         m_tilesSeen.insert(tile);
         VkResult recorded = VK_ERROR_UNKNOWN;
         ASSERT_EQ(submitAndWait([&](VkCommandBuffer cmd) {
@@ -383,9 +398,9 @@ TEST_F(SortTest, Uint32KeysWithIndicesMatchStableSortForEverySizeAndDistribution
 
 // A Sorter picks its tile shape per record by the count (Sorter::tileKeys; check() asserts the
 // rule). With a multiprocessor count pretended through a test hook (4 here, 64 in the next test),
-// so that small counts reach every shape: counts that take tiles of 4096, 5376 and, on the
-// Onesweep path where the device holds a workgroup of 512 and its shared memory, 8192 keys, with
-// one Sorter for all.
+// so that small counts reach every shape: counts that take tiles of 4096 and 5376 keys and, on
+// the Onesweep path, 1024, 2048 and (where the device holds a workgroup of 512 and its shared
+// memory) 8192, with one Sorter for all.
 struct PretendMultiprocessors {
     explicit PretendMultiprocessors(std::uint32_t n) { vkfx::detail::sortMultiprocessorsOverride = n; }
     ~PretendMultiprocessors() { vkfx::detail::sortMultiprocessorsOverride.reset(); }
@@ -398,7 +413,7 @@ TEST_F(SortTest, TileShapesByCountMatchStableSort) {
     std::uint64_t seed = 400;
     for (SortPath path : kPaths) {
         m_tilesSeen.clear();
-        for (std::uint32_t n : {2u, 4097u, 16384u, 16385u, 20000u, 24577u, 32768u, 40000u, 65537u}) {
+        for (std::uint32_t n : {2u, 3000u, 4097u, 8192u, 16384u, 16385u, 20000u, 24577u, 32768u, 40000u, 65537u}) {
             for (Dist d : {Dist::Random, Dist::FewUnique, Dist::TopByte, Dist::BottomByte})
                 check({.spec = {}, .count = n, .dist = d, .path = path, .maxCount = 70000}, seed++);
         }
@@ -418,7 +433,7 @@ TEST_F(SortTest, TileShapesWithBlocksMatchStableSort) {
     PretendMultiprocessors m(64);
     std::uint64_t seed = 450;
     m_tilesSeen.clear();
-    for (std::uint32_t n : {131073u, 262145u, 393216u, 500000u})
+    for (std::uint32_t n : {40000u, 100000u, 131073u, 262145u, 393216u, 500000u})
         check({.spec = {}, .count = n, .dist = Dist::Random, .path = SortPath::Onesweep, .maxCount = 600000}, seed++);
     check({.spec = {.key = SortKey::Float32, .order = SortOrder::Descending, .values = SortValues::Bits32},
            .count = 393216,

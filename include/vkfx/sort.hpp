@@ -17,13 +17,13 @@
 // key itself) and needs one pass per 8 bits.
 //
 // How. One dispatch counts the digits of every pass; then one pass per 8-bit digit (least
-// significant first) ranks each tile of 4096, 5376 or 8192 keys (below) in shared memory with
+// significant first) ranks each tile of 1024 to 8192 keys (below) in shared memory with
 // subgroup ballots and writes it out stably. A pass whose digit every key shares (known on the GPU
 // from the counts) only copies the keys. Two ways to find where a tile's keys go (SortPath):
 //   - Onesweep: a tile takes its index from an atomic ticket, publishes its digit counts and adds
-//     up those of earlier tiles while they run (decoupled look-back; tiles of 4096 and 8192 keys
-//     add up blocks of 8 tiles, which the last tile of each block publishes, where a pass has
-//     more than 32 tiles): one dispatch per pass, about 8 bytes of traffic per 32-bit key
+//     up those of earlier tiles while they run (decoupled look-back; but for tiles of 5376 keys,
+//     over blocks of 8 tiles, which the last tile of each block publishes, where a pass has more
+//     than 32 tiles): one dispatch per pass, about 8 bytes of traffic per 32-bit key
 //     and pass. Waiting on an earlier tile relies on started workgroups making progress, which
 //     Vulkan does not promise; so except on the GPUs below a tile waits a bounded time, then
 //     counts the earlier tile's keys itself (correct on any device, slow where it happens often).
@@ -36,12 +36,15 @@
 // Tiles. Each record picks its tile by its count (recordIndirect: by maxCount), so a Sorter made
 // for many keys sorts few as fast as one made for few. 64-bit keys: 4096 (workgroups of 256, 16
 // keys per invocation). 32-bit keys on devices that report their multiprocessor count M (NVIDIA):
-// the tile of 4096, 5376 (384 x 14) or, on the Onesweep path, 8192 (512 x 16) whose rounds of
-// tiles per multiprocessor, ceil(ceil(count / tile) / M), times the tile, over its rate (1, 1.19
-// and 1: keys per second with every SM busy, measured on an H200), is least, ties going to the
-// larger tile. A count that would leave some SMs a second round of small tiles gets tiles that
-// fit it in one. Other devices: 5376 above 2^21 keys, else 4096. The Sorter creates the pipelines
-// of each tile its maxCount can pick (only 4096 while maxCount is at most 4096 M).
+// the tile of 4096, 5376 (384 x 14) or, on the Onesweep path, 1024 (256 x 4), 2048 (256 x 8) or
+// 8192 (512 x 16) whose rounds of tiles per multiprocessor, ceil(ceil(count / tile) / M), times
+// the tile, over its rate (1.19 for 5376, else 1: keys per second with every SM busy, measured on
+// an H200), is least, ties going to the larger tile; tiles of 1024 and 2048 only where the count
+// fits in M of them (one round). A count that would leave some SMs a second round of tiles gets
+// tiles that fit it in one, and small counts get small tiles. Other devices: 5376 above 2^21
+// keys, else 4096. The Sorter creates the pipelines of each tile its maxCount can pick (Onesweep:
+// 1024; 2048 above maxCount 1024 M; 4096 above 2048 M; 5376 and 8192 above 4096 M. ReduceThenScan:
+// 4096, and 5376 above 4096 M).
 // Needs subgroup basic, ballot, shuffle and arithmetic operations in compute shaders; works at any
 // subgroup size from 4 to 128.
 #pragma once
@@ -180,7 +183,7 @@ public:
     ~Sorter() { destroy(); }
 
     // Creates the pipelines (setup, histogram and scatter; ReduceThenScan also count and scan) of
-    // each tile shape a record may pick ("Tiles" above: one to three sets) and, with ownScratch,
+    // each tile shape a record may pick ("Tiles" above: one to five sets) and, with ownScratch,
     // the scratch for maxCount keys (not initialized: records need none).
     // `*sorter` is destroyed first. `device` must outlive the Sorter (it keeps a pointer).
     // Errors: VK_ERROR_VALIDATION_FAILED_EXT (null output, device not created, maxCount 0 or
@@ -204,9 +207,9 @@ public:
     // The path the Sorter's passes take (SortPath::Auto resolved; Auto when not created).
     SortPath path() const { return m_path; }
     // Keys per tile of a record of `count` keys (recordIndirect: of maxCount keys): what one
-    // workgroup ranks in shared memory per pass. 4096 (workgroups of 256, 16 keys per invocation),
-    // 5376 (384 x 14) or 8192 (512 x 16), by the rule in "Tiles" at the top of this file; 0 when
-    // not created.
+    // workgroup ranks in shared memory per pass. 1024, 2048 or 4096 (workgroups of 256, 4, 8 or 16
+    // keys per invocation), 5376 (384 x 14) or 8192 (512 x 16), by the rule in "Tiles" at the top
+    // of this file; 0 when not created.
     std::uint32_t tileKeys(std::uint32_t count) const;
 
     // Records the sort of info.count keys (and values).
@@ -257,7 +260,7 @@ private:
         VkPipeline scan = VK_NULL_HANDLE;  // ReduceThenScan only
         VkPipeline scatter = VK_NULL_HANDLE;
     };
-    static constexpr std::uint32_t kMaxShapes = 3;
+    static constexpr std::uint32_t kMaxShapes = 5;
 
     const Device* m_device = nullptr;
     SorterCreateInfo m_info{};

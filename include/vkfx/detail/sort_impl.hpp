@@ -47,20 +47,24 @@ inline std::uint32_t sortValueWords(SortValues v) { return static_cast<std::uint
 // 256 x 16 (two workgroups of 8 warps per SM), 80 at 384 x 14 (two of 12), and 512 x 16 runs one
 // workgroup of 16 warps per SM. Where every SM is busy for many rounds 384 x 14 is fastest: 2^24
 // uint32 keys 654 us against 777 (256 x 16) and 811 (512 x 16); with one to a few rounds, the
-// rounds each SM runs decide (sortPickShape; docs/sort-performance.md, v15 and v20).
+// rounds each SM runs decide (sortPickShape; docs/sort-performance.md, v15 and v20). Tiles of
+// 2048 and 1024 keys (256 x 8, 256 x 4) shorten the chain where a pass is a single round of
+// them, and lose where it is more: 2^19 uint32 keys 58.4 us with 256 x 16, 60.6 with 256 x 8 (two
+// rounds), 82.6 with 256 x 4 (four) (v22).
 //
-// Onesweep's look-back: 256 x 16 and 512 x 16 group tiles in blocks of 8 where a pass has more
-// than 32 tiles (the last tile of each block adds up earlier blocks for the others). With one
-// wave of tiles that publish their counts at about the same time, a walk over the tiles before
-// each took the last ones many reads of words that every tile read: blocks made 2^20 uint32 and
-// float32 keys 3.5% faster (v19). 384 x 14 walks over tiles (with many waves the tile before is
-// nearly always inclusive already, and it has no register to spare), as do 64-bit keys (256 x 16,
-// holding twice the registers; not timed).
+// Onesweep's look-back: all but 384 x 14 group tiles in blocks of 8 where a pass has more than 32
+// tiles (the last tile of each block adds up earlier blocks for the others). With one wave of
+// tiles that publish their counts at about the same time, a walk over the tiles before each took
+// the last ones many reads of words that every tile read: blocks made 2^20 uint32 and float32
+// keys 3.5% faster (v19). 384 x 14 walks over tiles (with many waves the tile before is nearly
+// always inclusive already, and it has no register to spare), as do 64-bit keys (256 x 16, holding
+// twice the registers; not timed).
 struct SortShape {
     std::uint32_t groupSize = 256;
     std::uint32_t keysPerInvocation = 16;
     std::uint32_t blockTiles = 0;    // 0: no blocks
     std::uint32_t ratePercent = 100; // keys per second with every SM busy, against 256 x 16 (H200)
+    bool oneRound = false;           // taken only where its tiles fit in one round (one per SM)
     constexpr std::uint32_t tileKeys() const { return groupSize * keysPerInvocation; }
     // The scatter's shared memory (radix.comp, stage 4: sMem, sTotals, sDigitStart, sBase, sTile).
     constexpr std::uint32_t sharedBytes() const
@@ -68,14 +72,16 @@ struct SortShape {
         return 4 * std::max(16 * 256 + groupSize, tileKeys()) + 8 * (groupSize / 4) + 4 * 512 + 4;
     }
 };
-inline constexpr SortShape kSortShapeSmall{256, 16, 8, 100};
-inline constexpr SortShape kSortShapeLarge{384, 14, 0, 119};
-inline constexpr SortShape kSortShapeWide{512, 16, 8, 100};
+inline constexpr SortShape kSortShape4096{256, 16, 8, 100};
+inline constexpr SortShape kSortShape5376{384, 14, 0, 119};
+inline constexpr SortShape kSortShape8192{512, 16, 8, 100};
+inline constexpr SortShape kSortShape2048{256, 8, 8, 100, true};
+inline constexpr SortShape kSortShape1024{256, 4, 8, 100, true};
 inline constexpr SortShape kSortShape64{256, 16, 0, 100};
 
 // The shapes a Sorter creates pipelines for, and what the rule that picks one per record needs.
 struct SortShapes {
-    SortShape shape[3];
+    SortShape shape[5];
     std::uint32_t count = 0;
     std::uint32_t multiprocessors = 0; // 0: not known
 };
@@ -88,56 +94,70 @@ inline std::uint32_t sortMultiprocessors(const Device& device)
     return sortMultiprocessorsOverride ? *sortMultiprocessorsOverride : device.multiprocessorCount();
 }
 
-// 64-bit keys: 256 x 16 alone. 32-bit keys, where the device reports its multiprocessors (NVIDIA):
-// 256 x 16 while maxCount is at most one such tile per SM, else also 384 x 14, and for Onesweep
-// 512 x 16 (if the device's compute limits hold a workgroup of 512 and its 35 KiB of shared
-// memory; ReduceThenScan's scatter is 4-5% slower with it where the rule would pick it: H200, 2^20
-// keys). Other devices: 256 x 16, and 384 x 14 where maxCount is above 2^21.
+// 64-bit keys: 256 x 16 alone. 32-bit keys, where the device reports its multiprocessor count M
+// (NVIDIA), the shapes sortPickShape can take for some count up to maxCount: on the Onesweep path
+// 256 x 4, then 256 x 8 above 1024 M keys and 256 x 16 above 2048 M, then above 4096 M also
+// 384 x 14 and 512 x 16 (if the device's compute limits hold a workgroup of 512 and its 35 KiB of
+// shared memory); on the ReduceThenScan path 256 x 16, and 384 x 14 above 4096 M (its scatter
+// was 4-5% slower with 512 x 16 where the rule would pick it: H200, 2^20 keys; the small tiles
+// were timed on Onesweep only). Other devices: 256 x 16, and 384 x 14 where maxCount is above 2^21.
 inline SortShapes sortShapes(const Device& device, const SorterCreateInfo& info, SortPath path,
                              std::uint32_t multiprocessors)
 {
     SortShapes s;
     s.multiprocessors = multiprocessors;
+    auto add = [&](const SortShape& shape) { s.shape[s.count++] = shape; };
     if (sortKeyWords(info.key) == 2) {
-        s.shape[s.count++] = kSortShape64;
+        add(kSortShape64);
         return s;
     }
-    s.shape[s.count++] = kSortShapeSmall;
     const std::uint64_t sms = s.multiprocessors;
+    const std::uint64_t n = info.maxCount;
     if (sms == 0) {
-        if (info.maxCount > (1u << 21)) s.shape[s.count++] = kSortShapeLarge;
+        add(kSortShape4096);
+        if (n > (1u << 21)) add(kSortShape5376);
         return s;
     }
-    if (info.maxCount <= sms * kSortShapeSmall.tileKeys()) return s;
-    s.shape[s.count++] = kSortShapeLarge;
+    const bool onesweep = path == SortPath::Onesweep;
+    if (onesweep) {
+        add(kSortShape1024);
+        if (n > sms * 1024) add(kSortShape2048);
+    }
+    if (!onesweep || n > sms * 2048) add(kSortShape4096);
+    if (n <= sms * 4096) return s;
+    add(kSortShape5376);
     const VkPhysicalDeviceLimits& lim = device.properties().limits;
-    if (path == SortPath::Onesweep && kSortShapeWide.sharedBytes() <= lim.maxComputeSharedMemorySize &&
-        kSortShapeWide.groupSize <= lim.maxComputeWorkGroupInvocations &&
-        kSortShapeWide.groupSize <= lim.maxComputeWorkGroupSize[0]) {
-        s.shape[s.count++] = kSortShapeWide;
+    if (onesweep && kSortShape8192.sharedBytes() <= lim.maxComputeSharedMemorySize &&
+        kSortShape8192.groupSize <= lim.maxComputeWorkGroupInvocations &&
+        kSortShape8192.groupSize <= lim.maxComputeWorkGroupSize[0]) {
+        add(kSortShape8192);
     }
     return s;
 }
 
 // The shape a record of `count` keys uses (an index into s.shape). Where the multiprocessor count
-// M is known: the shape whose rounds of tiles per SM, ceil(ceil(count / tile) / M), times its tile,
-// divided by its rate, is least; ties go to the larger tile. So a count that leaves 256 x 16 a
-// second round on some SMs goes to the shape that fits it in one (H200, uint32 keys, Onesweep,
-// us, 256 x 16 against the one picked: 600000 keys 69.9 / 62.9 with 384 x 14, 2^20 78.4 / 75.0
-// with 512 x 16, 1310720 112.6 / 89.4 with 384 x 14; docs/sort-performance.md, v20). Elsewhere:
-// 384 x 14 above 2^21 keys, where the Sorter has it.
+// M is known: of the shapes whose tiles may be taken (those marked oneRound only where
+// ceil(count / tile) <= M), the one whose rounds of tiles per SM, ceil(ceil(count / tile) / M),
+// times its tile, divided by its rate, is least; ties go to the larger tile. So a count that leaves
+// 256 x 16 a second round on some SMs goes to the shape that fits it in one (H200, uint32 keys,
+// Onesweep, us, 256 x 16 against the one picked: 600000 keys 69.9 / 62.9 with 384 x 14, 2^20
+// 78.4 / 75.0 with 512 x 16, 1310720 112.6 / 89.4 with 384 x 14; docs/sort-performance.md, v20),
+// and small counts take small tiles (2^16 46.0 / 40.0 with 256 x 4, 2^18 53.5 / 48.0 with
+// 256 x 8; v22). Elsewhere: 384 x 14 above 2^21 keys, where the Sorter has it.
 inline std::uint32_t sortPickShape(const SortShapes& s, std::uint32_t count)
 {
     if (s.count == 1) return 0;
     if (s.multiprocessors == 0) return count > (1u << 21) ? 1u : 0u;
     const std::uint64_t n = std::max<std::uint32_t>(count, 1);
-    std::uint32_t best = 0;
+    std::uint32_t best = s.count;
     std::uint64_t bestKeys = 0; // keys per SM of the best shape: its rounds times its tile
     for (std::uint32_t i = 0; i < s.count; ++i) {
         const SortShape& sh = s.shape[i];
         const std::uint64_t tiles = (n + sh.tileKeys() - 1) / sh.tileKeys();
+        if (sh.oneRound && tiles > s.multiprocessors) continue;
         const std::uint64_t keys = (tiles + s.multiprocessors - 1) / s.multiprocessors * sh.tileKeys();
-        if (i == 0) {
+        if (best == s.count) {
+            best = i;
             bestKeys = keys;
             continue;
         }
@@ -149,23 +169,25 @@ inline std::uint32_t sortPickShape(const SortShapes& s, std::uint32_t count)
             bestKeys = keys;
         }
     }
-    return best;
+    return best == s.count ? s.count - 1 : best; // none: the largest count's shape (not reached)
 }
 
 // Rows of groupSize keys per histogram workgroup (SortPush::histRows). Each workgroup counts into
 // shared memory, then adds its counts to the global histograms with one atomic per digit and
 // pass, so more workgroups wait less on their own chain of shared atomics but send more global
-// atomics. A quarter of a tile's rows up to 16 tiles, half up to 64, a tile's up to 512, else four
-// tiles'. H200, uint32 keys, Onesweep, us, a tile / a half / a quarter per workgroup: 65536 keys
-// 47.6 / 46.4 / 46.0, 2^18 54.0 / 53.3 / 54.9, 786432 71.4 / 72.7 / 76.1, 2^20 75.2 / 77.1 /
-// 84.5 (docs/sort-performance.md, v21); one tile against four: 2^20 82 against 91 us, 2^22 230
-// against 223 (v5).
-inline std::uint32_t sortHistRows(const SortShape& shape, std::uint32_t tiles)
+// atomics. 1024 keys a workgroup up to 2^16 keys, 2048 up to 2^18, a tile up to 512 tiles, else
+// four tiles. H200, uint32 keys in tiles of 4096, Onesweep, us, 4096 / 2048 / 1024 keys per
+// workgroup: 65536 keys 47.6 / 46.4 / 46.0, 2^18 54.0 / 53.3 / 54.9; in tiles of 8192, 8192 /
+// 4096 / 2048: 786432 71.4 / 72.7 / 76.1, 2^20 75.2 / 77.1 / 84.5 (docs/sort-performance.md, v21);
+// one tile against four: 2^20 82 against 91 us, 2^22 230 against 223 (v5).
+inline std::uint32_t sortHistRows(const SortShape& shape, std::uint32_t count)
 {
-    const std::uint32_t rows = shape.keysPerInvocation;
-    if (tiles <= 16) return std::max<std::uint32_t>(rows / 4, 1);
-    if (tiles <= 64) return std::max<std::uint32_t>(rows / 2, 1);
-    return tiles <= 512 ? rows : 4 * rows;
+    const std::uint32_t tiles = (count + shape.tileKeys() - 1) / shape.tileKeys();
+    const std::uint32_t keys = count <= (1u << 16)   ? 1024u
+                               : count <= (1u << 18) ? 2048u
+                               : tiles <= 512        ? shape.tileKeys()
+                                                     : 4 * shape.tileKeys();
+    return std::max<std::uint32_t>(keys / shape.groupSize, 1);
 }
 
 // Passes of a sort of bits begin .. end - 1 (the shader's passShift() rule: digits of 64-bit keys
@@ -204,7 +226,8 @@ inline SortScratchLayout sortScratchLayout(const SorterCreateInfo& info, SortPat
     VkDeviceSize tileWords = 0;
     for (std::uint32_t i = 0; i < shapes.count; ++i) {
         const SortShape& shape = shapes.shape[i];
-        const VkDeviceSize tiles = (n + shape.tileKeys() - 1) / shape.tileKeys();
+        VkDeviceSize tiles = (n + shape.tileKeys() - 1) / shape.tileKeys();
+        if (shape.oneRound) tiles = std::min<VkDeviceSize>(tiles, shapes.multiprocessors);
         const VkDeviceSize blocks =
             onesweep && shape.blockTiles ? (tiles + shape.blockTiles - 1) / shape.blockTiles : 0;
         tileWords = std::max(tileWords, passes * 256 * (tiles + blocks));
@@ -607,7 +630,7 @@ inline VkResult Sorter::recordPasses(VkCommandBuffer cmd, const SortInfo& info, 
     };
 
     const std::uint32_t indirectFlag = countBuffer ? detail::kSortFlagIndirect : 0u;
-    const std::uint32_t histRows = detail::sortHistRows(shapes.shape[shapeIndex], tiles);
+    const std::uint32_t histRows = detail::sortHistRows(shapes.shape[shapeIndex], info.count);
     const std::uint32_t histKeys = histRows * shapes.shape[shapeIndex].groupSize;
     detail::SortPush push{info.count, indirectFlag, 0, passes, info.beginBit, endBit, histRows};
     compute(); // an earlier record's use of the same scratch is done
