@@ -21,9 +21,9 @@
 // subgroup ballots and writes it out stably. A pass whose digit every key shares (known on the GPU
 // from the counts) only copies the keys. Two ways to find where a tile's keys go (SortPath):
 //   - Onesweep: a tile takes its index from an atomic ticket, publishes its digit counts and adds
-//     up those of earlier tiles while they run (decoupled look-back; but for tiles of 5376 keys,
-//     over blocks of 8 tiles, which the last tile of each block publishes, where a pass has more
-//     than 32 tiles): one dispatch per pass, about 8 bytes of traffic per 32-bit key
+//     up those of earlier tiles while they run (decoupled look-back; but for 64-bit keys and tiles
+//     of 5376 keys, over blocks of 8 tiles, which the last tile of each block publishes, where a
+//     pass has more than 32 tiles): one dispatch per pass, about 8 bytes of traffic per 32-bit key
 //     and pass. Waiting on an earlier tile relies on started workgroups making progress, which
 //     Vulkan does not promise; so except on the GPUs below a tile waits a bounded time, then
 //     counts the earlier tile's keys itself (correct on any device, slow where it happens often).
