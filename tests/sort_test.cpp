@@ -427,6 +427,59 @@ TEST_F(SortTest, TileShapesByCountMatchStableSort) {
     }
 }
 
+// The tile rule and the scratch layout at counts around every round boundary of every tile, for
+// multiprocessor counts from none to 1000: each record picks a shape its Sorter has (tiles of
+// 1024 and 2048 keys only where they fit one round), the scratch of a record of `count` keys
+// holds the look-back words the shader zeroes and uses for the shape picked (every pass's, tiles'
+// and blocks'), and it is no larger than the scratch for maxCount (the Sorter's own).
+TEST(SortLayout, EveryCountPicksAShapeTheSorterHasAndItsScratchHoldsIt) {
+    const vkfx::Device &dev = ctx().vkfx;
+    const VkDeviceSize align = 256;
+    std::mt19937_64 rng(7);
+    for (std::uint32_t sms : {0u, 1u, 4u, 132u, 1000u}) {
+        for (SortPath path : kPaths) {
+            for (SortKey key : {SortKey::Uint32, SortKey::Uint64}) {
+                for (std::uint32_t maxCount : {1000u, 65536u, (1u << 20) + 7, 1u << 26}) {
+                    SCOPED_TRACE(std::to_string(sms) + " SMs, " + pathName(path) + ", " + keyName(key) +
+                                 ", maxCount " + std::to_string(maxCount));
+                    const vkfx::SorterCreateInfo info{.key = key, .maxCount = maxCount, .path = path};
+                    const vkfx::detail::SortShapes shapes = vkfx::detail::sortShapes(dev, info, path, sms);
+                    const VkDeviceSize full =
+                        vkfx::detail::sortScratchLayout(info, path, maxCount, shapes, align).size;
+                    std::vector<std::uint64_t> counts = {1, 2, maxCount};
+                    for (std::uint64_t tile : {1024u, 2048u, 4096u, 5376u, 8192u})
+                        for (std::uint64_t r = 1; r <= 3; ++r)
+                            for (std::uint64_t c : {r * tile * std::max(sms, 1u) - 1, r * tile * std::max(sms, 1u),
+                                                    r * tile * std::max(sms, 1u) + 1})
+                                counts.push_back(c);
+                    for (int i = 0; i < 20; ++i)
+                        counts.push_back(1 + rng() % maxCount);
+                    for (std::uint64_t c : counts) {
+                        if (c < 1 || c > maxCount)
+                            continue;
+                        const auto count = static_cast<std::uint32_t>(c);
+                        const std::uint32_t i = vkfx::detail::sortPickShape(shapes, count);
+                        ASSERT_LT(i, shapes.count) << count;
+                        const vkfx::detail::SortShape &sh = shapes.shape[i];
+                        const std::uint64_t tiles = (c + sh.tileKeys() - 1) / sh.tileKeys();
+                        if (sh.oneRound) {
+                            ASSERT_LE(tiles, sms) << count;
+                        }
+                        const bool onesweep = path == SortPath::Onesweep;
+                        const std::uint64_t passes = onesweep ? (is64(key) ? 8 : 4) : 1;
+                        const std::uint64_t blocks = onesweep && sh.blockTiles ? (tiles + sh.blockTiles - 1) / sh.blockTiles : 0;
+                        const vkfx::detail::SortScratchLayout l =
+                            vkfx::detail::sortScratchLayout(info, path, count, shapes, align);
+                        EXPECT_GE(l.size - l.tiles, passes * 256 * (tiles + blocks) * 4) << count;
+                        EXPECT_GE(l.values - l.keys, c * 4 * (is64(key) ? 2 : 1)) << count;
+                        EXPECT_LE(l.size, full) << count;
+                    }
+                }
+            }
+        }
+    }
+}
+
 // Tile shapes with Onesweep's look-back blocks (more than 32 tiles): 64 pretended multiprocessors,
 // counts of 33 to 123 tiles of each shape.
 TEST_F(SortTest, TileShapesWithBlocksMatchStableSort) {
