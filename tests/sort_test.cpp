@@ -314,12 +314,14 @@ std::uint32_t expectedTileKeys(std::uint32_t sms, SortKey key, SortPath path, st
 }
 
 // Tiles a Sorter of 32-bit keys for enough keys may take on `device` (given a multiprocessor
-// count): 1024, 2048, 4096, 5376 and, where the device holds a workgroup of 512 and its 35 KiB of
-// shared memory, 8192 on the Onesweep path; 4096 and 5376 on the ReduceThenScan path.
+// count): 1024, 2048, 4096, 5376 and, where the device holds a workgroup of 512 and its shared
+// memory, 8192 on the Onesweep path; 4096 and 5376 on the ReduceThenScan path. The 512 x 16
+// scatter holds 35844 bytes of shared memory: the tile's 8192 keys staged (32 KiB), 128 subgroup
+// totals of 8 bytes, 256 digit starts and 256 bases, and the tile index.
 bool wideFits(const vkfx::Device &device) {
     const VkPhysicalDeviceLimits &lim = device.properties().limits;
-    return lim.maxComputeSharedMemorySize >= 35 * 1024 && lim.maxComputeWorkGroupInvocations >= 512 &&
-           lim.maxComputeWorkGroupSize[0] >= 512;
+    return lim.maxComputeSharedMemorySize >= 8192 * 4 + 128 * 8 + 512 * 4 + 4 &&
+           lim.maxComputeWorkGroupInvocations >= 512 && lim.maxComputeWorkGroupSize[0] >= 512;
 }
 std::set<std::uint32_t> tilesOfDevice(const vkfx::Device &device, SortPath path) {
     if (path != SortPath::Onesweep)

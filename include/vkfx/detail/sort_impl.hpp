@@ -577,8 +577,8 @@ inline VkResult Sorter::recordPasses(VkCommandBuffer cmd, const SortInfo& info, 
     const std::uint32_t passes = detail::sortPassCount(keyWords, info.beginBit, endBit);
     const bool odd = passes % 2 == 1;
     const Pipelines& pipe = m_shapes[shapeIndex];
-    const std::uint32_t tileKeys = shapes.shape[shapeIndex].tileKeys();
-    const std::uint32_t tiles = (info.count + tileKeys - 1) / tileKeys;
+    const detail::SortShape& shape = shapes.shape[shapeIndex];
+    const std::uint32_t tiles = (info.count + shape.tileKeys() - 1) / shape.tileKeys();
     const bool onesweep = m_path == SortPath::Onesweep;
     // Indirect: the caller's ranges run to the end of their buffers (the count is not known here).
     VkDescriptorBufferInfo userKeys{info.keys.buffer, info.keys.offset, countBuffer ? VK_WHOLE_SIZE : keyBytes};
@@ -630,8 +630,8 @@ inline VkResult Sorter::recordPasses(VkCommandBuffer cmd, const SortInfo& info, 
     };
 
     const std::uint32_t indirectFlag = countBuffer ? detail::kSortFlagIndirect : 0u;
-    const std::uint32_t histRows = detail::sortHistRows(shapes.shape[shapeIndex], info.count);
-    const std::uint32_t histKeys = histRows * shapes.shape[shapeIndex].groupSize;
+    const std::uint32_t histRows = detail::sortHistRows(shape, info.count);
+    const std::uint32_t histKeys = histRows * shape.groupSize;
     detail::SortPush push{info.count, indirectFlag, 0, passes, info.beginBit, endBit, histRows};
     compute(); // an earlier record's use of the same scratch is done
     dispatch(pipe.setup, false, true, push, 1, 0);
