@@ -499,6 +499,50 @@ TEST_F(SortTest, TileShapesWithBlocksMatchStableSort) {
     EXPECT_EQ(m_tilesSeen, tilesOfDevice(ctx().vkfx, SortPath::Onesweep));
 }
 
+// Histogram workgroups count pc.histRows rows of keys, a tile's worth per round, the next round's
+// loads issued before this round's atomics (and, for odd pass counts, copies). Pretending 300
+// multiprocessors makes tiles of 1024 keys the Sorter's only shape up to 307200 keys, so that
+// counts up to 2^18 give each histogram workgroup 2048 keys: two rounds, the last one partial
+// where the count ends in it. Pretending 2000 makes 600000 keys 586 tiles, more than 512, where
+// the rule asks for at least two workgroups per multiprocessor: fewer keys each than a tile.
+TEST_F(SortTest, HistogramWorkgroupsOfSeveralRoundsOrPartOfOneMatchStableSort) {
+    std::uint64_t seed = 470;
+    // Keys per histogram workgroup and per tile of a record of `count` keys, as the Sorter takes them.
+    auto histogramAndTileKeys = [&](std::uint32_t count, std::uint32_t maxCount) {
+        const vkfx::SorterCreateInfo info{.maxCount = maxCount, .path = SortPath::Onesweep};
+        const std::uint32_t sms = vkfx::detail::sortMultiprocessors(ctx().vkfx);
+        const vkfx::detail::SortShapes shapes = vkfx::detail::sortShapes(ctx().vkfx, info, SortPath::Onesweep, sms);
+        const vkfx::detail::SortShape &shape = shapes.shape[vkfx::detail::sortPickShape(shapes, count)];
+        return std::make_pair(vkfx::detail::sortHistRows(shape, count, sms) * shape.groupSize, shape.tileKeys());
+    };
+    {
+        PretendMultiprocessors m(300);
+        for (std::uint32_t n : {70000u, 200000u, 262144u}) {
+            const auto [histogram, tile] = histogramAndTileKeys(n, 300000);
+            EXPECT_GT(histogram, tile) << n << " keys";
+            for (Dist d : {Dist::Random, Dist::FewUnique})
+                check({.spec = {}, .count = n, .dist = d, .path = SortPath::Onesweep, .maxCount = 300000}, seed++);
+        }
+        // Three passes: the histogram also copies keys and values to the scratch, round by round.
+        check({.spec = {.endBit = 24}, .count = 200001, .dist = Dist::Random, .path = SortPath::Onesweep, .maxCount = 300000},
+              seed++);
+        check({.spec = {.key = SortKey::Float32, .order = SortOrder::Descending, .values = SortValues::Bits32},
+               .count = 262144,
+               .dist = Dist::Specials,
+               .path = SortPath::Onesweep,
+               .maxCount = 300000},
+              seed++);
+    }
+    {
+        PretendMultiprocessors m(2000);
+        const auto [histogram, tile] = histogramAndTileKeys(600000, 600000);
+        EXPECT_LT(histogram, tile);
+        check({.spec = {}, .count = 600000, .dist = Dist::Random, .path = SortPath::Onesweep, .maxCount = 600000}, seed++);
+        check({.spec = {.endBit = 24}, .count = 599999, .dist = Dist::TopByte, .path = SortPath::Onesweep, .maxCount = 600000},
+              seed++);
+    }
+}
+
 // Onesweep Sorters of up to 2^21 32-bit keys look back over blocks of 8 tiles where a pass has
 // more than 32 tiles of 4096 keys (the block's last tile adds up earlier blocks for the others):
 // counts just past that, with a partial last block, sizes that a block boundary cuts, and one

@@ -298,30 +298,40 @@ void main()
     }
     barrier();
 
-    // kKeysPerThread loads in flight per invocation, then their digits.
+    // kKeysPerThread loads in flight per invocation; the next round's loads are issued before
+    // this round's copies and shared atomics, so that they overlap them.
     bool copy = (pc.flags & kFlagCopy) != 0u;
     uint first = group * histKeys();
     uint end = min(n, first + histKeys());
+    uvec2 raw[kKeysPerThread];
+    [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) {
+        uint i = first + j * kGroupSize + t;
+        raw[j] = i < end ? rawKey(i) : uvec2(0u);
+    }
     for (uint base = first; base < end; base += kTileKeys) { // uniform in the workgroup
-        uvec2 raw[kKeysPerThread];
+        uvec2 next[kKeysPerThread];
         [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) {
-            uint i = base + j * kGroupSize + t;
-            raw[j] = i < end ? rawKey(i) : uvec2(0u);
+            uint i = base + kTileKeys + j * kGroupSize + t;
+            next[j] = i < end ? rawKey(i) : uvec2(0u);
         }
-        if (copy) copyValues(base + t, kGroupSize, end);
-        [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) {
-            uint i = base + j * kGroupSize + t;
-            if (i >= end) continue;
-            if (copy) {
+        if (copy) {
+            copyValues(base + t, kGroupSize, end);
+            [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) {
+                uint i = base + j * kGroupSize + t;
+                if (i >= end) continue;
                 keysOut[i * kKeyWords] = raw[j].x;
                 if (kKeyWords == 2u) keysOut[i * kKeyWords + 1u] = raw[j].y;
             }
-            uvec2 k = toOrdered(raw[j]);
-            for (uint p = 0u; p < passes; ++p) {
-                uint shift = passShift(p);
-                atomicAdd(sHist[p * 256u + digitOfKey(k, shift, passBits(p))], 1u);
+        }
+        [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) raw[j] = toOrdered(raw[j]);
+        for (uint p = 0u; p < passes; ++p) {
+            uint shift = passShift(p);
+            uint bits = passBits(p);
+            [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) {
+                if (base + j * kGroupSize + t < end) atomicAdd(sHist[p * 256u + digitOfKey(raw[j], shift, bits)], 1u);
             }
         }
+        [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) raw[j] = next[j];
     }
     barrier();
     for (uint i = t; i < passes * 256u; i += kGroupSize) {

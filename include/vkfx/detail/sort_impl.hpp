@@ -176,18 +176,22 @@ inline std::uint32_t sortPickShape(const SortShapes& s, std::uint32_t count)
 // shared memory, then adds its counts to the global histograms with one atomic per digit and
 // pass, so more workgroups wait less on their own chain of shared atomics but send more global
 // atomics. 1024 keys a workgroup up to 2^16 keys, 2048 up to 2^18, a tile up to 512 tiles, else
-// four tiles. H200, uint32 keys in tiles of 4096, Onesweep, us, 4096 / 2048 / 1024 keys per
-// workgroup: 65536 keys 47.6 / 46.4 / 46.0, 2^18 54.0 / 53.3 / 54.9; in tiles of 8192, 8192 /
-// 4096 / 2048: 786432 71.4 / 72.7 / 76.1, 2^20 75.2 / 77.1 / 84.5 (docs/sort-performance.md, v21);
-// one tile against four: 2^20 82 against 91 us, 2^22 230 against 223 (v5).
-inline std::uint32_t sortHistRows(const SortShape& shape, std::uint32_t count)
+// four tiles, but (where the multiprocessor count M is known) no fewer than 2M workgroups. H200,
+// uint32 keys in tiles of 4096, Onesweep, us, 4096 / 2048 / 1024 keys per workgroup: 65536 keys
+// 47.6 / 46.4 / 46.0, 2^18 54.0 / 53.3 / 54.9; in tiles of 8192, 8192 / 4096 / 2048: 786432
+// 71.4 / 72.7 / 76.1, 2^20 75.2 / 77.1 / 84.5 (docs/sort-performance.md, v21); 2^22 keys in tiles
+// of 5376, 195 workgroups of four tiles 200.6 against 2M = 264 of about three 197.8 (v23).
+inline std::uint32_t sortHistRows(const SortShape& shape, std::uint32_t count, std::uint32_t multiprocessors)
 {
     const std::uint32_t tiles = (count + shape.tileKeys() - 1) / shape.tileKeys();
-    const std::uint32_t keys = count <= (1u << 16)   ? 1024u
-                               : count <= (1u << 18) ? 2048u
-                               : tiles <= 512        ? shape.tileKeys()
-                                                     : 4 * shape.tileKeys();
-    return std::max<std::uint32_t>(keys / shape.groupSize, 1);
+    std::uint32_t keys = count <= (1u << 16)   ? 1024u
+                         : count <= (1u << 18) ? 2048u
+                         : tiles <= 512        ? shape.tileKeys()
+                                               : 4 * shape.tileKeys();
+    const std::uint64_t minGroups = 2ull * multiprocessors;
+    if (tiles > 512 && (count + std::uint64_t{keys} - 1) / keys < minGroups)
+        keys = static_cast<std::uint32_t>((count + minGroups - 1) / minGroups);
+    return std::max<std::uint32_t>((keys + shape.groupSize - 1) / shape.groupSize, 1);
 }
 
 // Passes of a sort of bits begin .. end - 1 (the shader's passShift() rule: digits of 64-bit keys
@@ -630,7 +634,7 @@ inline VkResult Sorter::recordPasses(VkCommandBuffer cmd, const SortInfo& info, 
     };
 
     const std::uint32_t indirectFlag = countBuffer ? detail::kSortFlagIndirect : 0u;
-    const std::uint32_t histRows = detail::sortHistRows(shape, info.count);
+    const std::uint32_t histRows = detail::sortHistRows(shape, info.count, shapes.multiprocessors);
     const std::uint32_t histKeys = histRows * shape.groupSize;
     detail::SortPush push{info.count, indirectFlag, 0, passes, info.beginBit, endBit, histRows};
     compute(); // an earlier record's use of the same scratch is done
