@@ -30,9 +30,10 @@
 // alone and with 32-bit values, on both paths (Onesweep, reduce-then-scan), plus recordIndirect
 // rows (the count in a GPU buffer); the input is restored from an unsorted copy before every
 // repetition, outside the timed region. Each row gives GKeys/s (median) and the fraction of the
-// traffic floor of an 8-bit LSD sort (36 bytes per key, 68 with values) at the copy ceiling.
-// --quick: 2^16 and 2^18 only. --counts 786432,1310720: rows of those counts instead (uint32 and
-// float32, keys and pairs, both paths; the Sorter picks its tiles by the count).
+// traffic floor of an 8-bit LSD sort (36 bytes per key, 68 with values; 64-bit keys 136 and 200)
+// at the copy ceiling. --quick: 2^16 and 2^18 only. --counts 786432,1310720: rows of those counts
+// instead (uint32, float32 and uint64, keys and pairs, both paths; the Sorter picks its tiles by
+// the count).
 //
 // Downsample (the default mode). For every case (format, extent, layers, reduction) it builds
 // the whole mip chain three ways, in the same run, on the same image:
@@ -180,7 +181,7 @@ void usage(std::FILE *out) {
         "                   sort: \"uint32 keys\", \"2^24\"; blur: \"rgba16f\", \"1920x1080 r8\"\n"
         "  --radii A,B      blur: the Auto rows at these radii instead of 1, 2, 4 .. 64, and no\n"
         "                   rows that force a method (not with --quick)\n"
-        "  --counts N,...   sort: rows of these key counts (uint32 and float32, keys and pairs,\n"
+        "  --counts N,...   sort: rows of these key counts (uint32, float32, uint64; keys and pairs;\n"
         "                   both paths) instead of the table's powers of two, e.g. \"1310720\"\n"
         "  --sizes WxH,...  downsample: every format's rows at these sizes instead of the table's\n"
         "                   (no cube nor odd-size rows), e.g. \"1917x1079,2048x1\"\n"
@@ -406,12 +407,16 @@ struct SortCase {
     bool low24 = false; // uint32 keys below 2^24: the top digit's pass moves nothing
 };
 
-// The key column of a sort row: "uint32", "float32" or "uint24" (uint32 keys below 2^24).
+// The key column of a sort row: "uint32", "float32", "uint64" or "uint24" (uint32 keys below 2^24).
 const char *sortKeyLabel(vkfx::SortKey key, bool low24) {
-    return key == vkfx::SortKey::Float32 ? "float32" : low24 ? "uint24" : "uint32";
+    return key == vkfx::SortKey::Float32  ? "float32"
+           : key == vkfx::SortKey::Uint64 ? "uint64"
+           : low24                        ? "uint24"
+                                          : "uint32";
 }
 
-// The table's rows, or with --counts those counts' (uint32 and float32, keys and pairs, both paths).
+// The table's rows, or with --counts those counts' (uint32, float32 and uint64, keys and pairs,
+// both paths).
 std::vector<SortCase> allSortCases(const std::vector<std::uint32_t> &counts) {
     std::vector<SortCase> cases;
     auto addCount = [&](vkfx::SortKey key, bool pairs, vkfx::SortPath path, bool indirect, std::uint32_t count,
@@ -426,7 +431,7 @@ std::vector<SortCase> allSortCases(const std::vector<std::uint32_t> &counts) {
                    bool low24 = false) { addCount(key, pairs, path, indirect, 1u << log2, low24); };
     if (!counts.empty()) {
         for (std::uint32_t n : counts) {
-            for (vkfx::SortKey key : {vkfx::SortKey::Uint32, vkfx::SortKey::Float32}) {
+            for (vkfx::SortKey key : {vkfx::SortKey::Uint32, vkfx::SortKey::Float32, vkfx::SortKey::Uint64}) {
                 for (bool pairs : {false, true}) {
                     for (vkfx::SortPath path : {vkfx::SortPath::Onesweep, vkfx::SortPath::ReduceThenScan})
                         addCount(key, pairs, path, false, n);
@@ -1283,10 +1288,14 @@ SortRow Runner::runSort(const SortCase &c) {
     row.indirect = c.indirect;
     row.path = c.path == vkfx::SortPath::Onesweep ? "onesweep" : "reduce-then-scan";
     row.count = c.count;
-    row.bytesPerKey = c.pairs ? 68 : 36;
+    // 8-bit LSD traffic: the histogram reads the keys, each pass reads and writes keys and values.
+    const std::uint32_t keyWords = c.key == vkfx::SortKey::Uint64 ? 2 : 1;
+    const std::uint32_t passes = 4 * keyWords;
+    row.bytesPerKey = 4 * keyWords + passes * 8 * (keyWords + (c.pairs ? 1 : 0));
     const std::uint32_t n = c.count;
-    const VkDeviceSize bytes = VkDeviceSize{n} * 4;
-    if (bytes > m_gpu.props.limits.maxStorageBufferRange || bytes > m_gpu.maxAllocation) {
+    const VkDeviceSize bytes = VkDeviceSize{n} * 4; // one 32-bit word per key
+    const VkDeviceSize keyBytes = bytes * keyWords;
+    if (keyBytes > m_gpu.props.limits.maxStorageBufferRange || keyBytes > m_gpu.maxAllocation) {
         row.skipped = sortCountLabel(n) + " keys exceed maxStorageBufferRange or maxMemoryAllocationSize";
         return row;
     }
@@ -1306,9 +1315,10 @@ SortRow Runner::runSort(const SortCase &c) {
     const int parts = c.pairs ? 2 : 1;
     r = createBuffer(m_gpu, 4, usage, &count);
     for (int i = 0; i < parts && r == VK_SUCCESS; ++i) {
-        r = createBuffer(m_gpu, bytes, usage, &pristine[i]);
+        const VkDeviceSize partBytes = i == 0 ? keyBytes : bytes;
+        r = createBuffer(m_gpu, partBytes, usage, &pristine[i]);
         if (r == VK_SUCCESS)
-            r = createBuffer(m_gpu, bytes, usage, &work[i]);
+            r = createBuffer(m_gpu, partBytes, usage, &work[i]);
     }
     auto release = [&] {
         for (Buffer *b : {&pristine[0], &pristine[1], &work[0], &work[1], &count})
@@ -1322,14 +1332,15 @@ SortRow Runner::runSort(const SortCase &c) {
     {
         VkCommandBuffer cmd = beginCommands(m_gpu);
         for (int i = 0; i < parts; ++i) {
-            const VkDescriptorBufferInfo out{pristine[i].buffer, 0, bytes};
-            const std::uint32_t push[3] = {n, m_seed++,
+            const VkDescriptorBufferInfo out{pristine[i].buffer, 0, i == 0 ? keyBytes : bytes};
+            const std::uint32_t words = i == 0 ? n * keyWords : n;
+            const std::uint32_t push[3] = {words, m_seed++,
                                            i == 1                              ? 2u
                                            : c.key == vkfx::SortKey::Float32 ? 1u
                                            : c.low24                           ? 3u
                                                                                : 0u};
             bindKernel(m_gpu, cmd, m_keys, {bufferWrite(0, &out)}, push, sizeof(push));
-            vkCmdDispatch(cmd, std::min<std::uint32_t>((n + 255) / 256, 65535), 1, 1);
+            vkCmdDispatch(cmd, std::min<std::uint32_t>((words + 255) / 256, 65535), 1, 1);
         }
         vkCmdFillBuffer(cmd, count.buffer, 0, 4, n);
         submitAndWait(m_gpu);
@@ -1337,7 +1348,7 @@ SortRow Runner::runSort(const SortCase &c) {
     // The unsorted input back in place, outside the timed region.
     auto restore = [&](VkCommandBuffer cmd) {
         for (int i = 0; i < parts; ++i)
-            recordCopy(cmd, pristine[i], work[i], bytes);
+            recordCopy(cmd, pristine[i], work[i], i == 0 ? keyBytes : bytes);
         fullBarrier(cmd);
     };
     Method m;

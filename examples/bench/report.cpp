@@ -417,8 +417,10 @@ void printSortLegend(std::FILE *out) {
         "in place, from the same unsorted input every repetition (restored outside the timed region)",
         "keys       uint32: hashed bits; float32: uniform in [-1, 1); pairs: + a 32-bit value (the index)",
         "           uint24: hashed bits below 2^24, sorted as uint32 (the top digit's pass only copies)",
+        "           uint64 (--counts): hashed bits in both words",
         "GKeys/s    keys / median time (1e9 keys per second)",
         "B/key      the traffic floor of an 8-bit LSD sort: 36 bytes per key, 68 with 32-bit values",
+        "           (64-bit keys: 136 and 200)",
         "of floor   (keys * B/key at the copy ceiling) / median time",
     };
     printLines(out, lines);
