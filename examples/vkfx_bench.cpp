@@ -1293,9 +1293,10 @@ SortRow Runner::runSort(const SortCase &c) {
     const std::uint32_t passes = 4 * keyWords;
     row.bytesPerKey = 4 * keyWords + passes * 8 * (keyWords + (c.pairs ? 1 : 0));
     const std::uint32_t n = c.count;
-    const VkDeviceSize bytes = VkDeviceSize{n} * 4; // one 32-bit word per key
-    const VkDeviceSize keyBytes = bytes * keyWords;
-    if (keyBytes > m_gpu.props.limits.maxStorageBufferRange || keyBytes > m_gpu.maxAllocation) {
+    // Words of the keys and of the values (one per key).
+    const std::uint32_t words[2] = {n * keyWords, n};
+    const VkDeviceSize partBytes[2] = {VkDeviceSize{words[0]} * 4, VkDeviceSize{words[1]} * 4};
+    if (partBytes[0] > m_gpu.props.limits.maxStorageBufferRange || partBytes[0] > m_gpu.maxAllocation) {
         row.skipped = sortCountLabel(n) + " keys exceed maxStorageBufferRange or maxMemoryAllocationSize";
         return row;
     }
@@ -1315,10 +1316,9 @@ SortRow Runner::runSort(const SortCase &c) {
     const int parts = c.pairs ? 2 : 1;
     r = createBuffer(m_gpu, 4, usage, &count);
     for (int i = 0; i < parts && r == VK_SUCCESS; ++i) {
-        const VkDeviceSize partBytes = i == 0 ? keyBytes : bytes;
-        r = createBuffer(m_gpu, partBytes, usage, &pristine[i]);
+        r = createBuffer(m_gpu, partBytes[i], usage, &pristine[i]);
         if (r == VK_SUCCESS)
-            r = createBuffer(m_gpu, partBytes, usage, &work[i]);
+            r = createBuffer(m_gpu, partBytes[i], usage, &work[i]);
     }
     auto release = [&] {
         for (Buffer *b : {&pristine[0], &pristine[1], &work[0], &work[1], &count})
@@ -1332,15 +1332,14 @@ SortRow Runner::runSort(const SortCase &c) {
     {
         VkCommandBuffer cmd = beginCommands(m_gpu);
         for (int i = 0; i < parts; ++i) {
-            const VkDescriptorBufferInfo out{pristine[i].buffer, 0, i == 0 ? keyBytes : bytes};
-            const std::uint32_t words = i == 0 ? n * keyWords : n;
-            const std::uint32_t push[3] = {words, m_seed++,
+            const VkDescriptorBufferInfo out{pristine[i].buffer, 0, partBytes[i]};
+            const std::uint32_t push[3] = {words[i], m_seed++,
                                            i == 1                              ? 2u
                                            : c.key == vkfx::SortKey::Float32 ? 1u
                                            : c.low24                           ? 3u
                                                                                : 0u};
             bindKernel(m_gpu, cmd, m_keys, {bufferWrite(0, &out)}, push, sizeof(push));
-            vkCmdDispatch(cmd, std::min<std::uint32_t>((words + 255) / 256, 65535), 1, 1);
+            vkCmdDispatch(cmd, std::min<std::uint32_t>((words[i] + 255) / 256, 65535), 1, 1);
         }
         vkCmdFillBuffer(cmd, count.buffer, 0, 4, n);
         submitAndWait(m_gpu);
@@ -1348,7 +1347,7 @@ SortRow Runner::runSort(const SortCase &c) {
     // The unsorted input back in place, outside the timed region.
     auto restore = [&](VkCommandBuffer cmd) {
         for (int i = 0; i < parts; ++i)
-            recordCopy(cmd, pristine[i], work[i], i == 0 ? keyBytes : bytes);
+            recordCopy(cmd, pristine[i], work[i], partBytes[i]);
         fullBarrier(cmd);
     };
     Method m;
