@@ -48,6 +48,9 @@
 // level written once) moved by a plain buffer kernel (uint4 loads and stores,
 // examples/bench/stream.comp; column "stream"): no image, no level waiting for another, the same
 // eviction before each repetition.
+// Rows "D32_SFLOAT WxH min" build a depth pyramid: a D32_SFLOAT depth image read into an
+// R32_SFLOAT min chain whose level 0 is a copy of the depth (vkfx: depthFormat,
+// DepthLevelZero::Copy; chain: one copy dispatch first; the bytes count level 0 written too).
 // Level 0 holds hash noise (a constant image could be stored compressed). The layout transitions
 // an engine does before and after generating the chain are outside the timed region for every
 // method; the barriers between levels are inside it. --sizes 1917x1079,4096x4096: every format's
@@ -338,6 +341,10 @@ const Format kRgba16f{VK_FORMAT_R16G16B16A16_SFLOAT, "R16G16B16A16_SFLOAT",
 const Format kR32f{VK_FORMAT_R32_SFLOAT, "R32_SFLOAT", VK_FORMAT_R32_SFLOAT, 4, Fill::R32f};
 const Format kB10g11r11{VK_FORMAT_B10G11R11_UFLOAT_PACK32, "B10G11R11_UFLOAT",
                         VK_FORMAT_B10G11R11_UFLOAT_PACK32, 4, Fill::B10g11r11};
+// Depth pyramids: a D32_SFLOAT depth image read into an R32_SFLOAT pyramid (`storage`) whose level
+// 0 is a copy of the depth (DepthLevelZero::Copy); noise in [0, 1] as R32F fills it.
+const Format kD32{VK_FORMAT_D32_SFLOAT, "D32_SFLOAT", VK_FORMAT_R32_SFLOAT, 4, Fill::R32f};
+bool isDepth(const Format &f) { return f.format == VK_FORMAT_D32_SFLOAT; }
 
 struct Case {
     Format format;
@@ -361,12 +368,11 @@ std::vector<Case> allCases(const std::vector<VkExtent2D> &asked) {
         for (const VkExtent2D &e : asked)
             sizes.push_back({e.width, e.height, true});
     }
-    const std::pair<Format, vkfx::Reduction> groups[] = {{kRgba8, vkfx::Reduction::Average},
-                                                         {kSrgba8, vkfx::Reduction::Average},
-                                                         {kRgba16f, vkfx::Reduction::Average},
-                                                         {kR32f, vkfx::Reduction::Average},
-                                                         {kR32f, vkfx::Reduction::Min},
-                                                         {kB10g11r11, vkfx::Reduction::Average}};
+    const std::pair<Format, vkfx::Reduction> groups[] = {
+        {kRgba8, vkfx::Reduction::Average},    {kSrgba8, vkfx::Reduction::Average},
+        {kRgba16f, vkfx::Reduction::Average},  {kR32f, vkfx::Reduction::Average},
+        {kR32f, vkfx::Reduction::Min},         {kD32, vkfx::Reduction::Min},
+        {kB10g11r11, vkfx::Reduction::Average}};
     std::vector<Case> cases;
     auto add = [&](const Format &f, vkfx::Reduction r, std::uint32_t w, std::uint32_t h,
                    std::uint32_t layers, bool quick) {
@@ -569,12 +575,15 @@ class Runner {
     void recordCopy(VkCommandBuffer cmd, const Buffer &src, const Buffer &dst,
                     VkDeviceSize bytes) const;
     VkDeviceSize storageBufferCap(VkDeviceSize wanted) const;
-    // A 2D image of `levels` levels and `layers` layers (STORAGE, SAMPLED, TRANSFER_SRC and _DST),
-    // its memory and its views; "" or why it cannot be created (device limits, memory).
+    // A 2D image of `levels` levels and `layers` layers (STORAGE, SAMPLED, TRANSFER_SRC and _DST;
+    // a depth format: SAMPLED and TRANSFER_DST, sampled views of the depth aspect only), its memory
+    // and its views; "" or why it cannot be created (device limits, memory).
     std::string createImage(const Format &format, std::uint32_t width, std::uint32_t height,
                             std::uint32_t layers, std::uint32_t levels, TestImage *out);
     void destroyImage(TestImage &image);
     void fillImage(const TestImage &image, Fill fill);
+    // Depth rows: level 0 of `pyramid` (after fillImage) copied into `depth`; "" or why not.
+    std::string fillDepth(const TestImage &pyramid, const TestImage &depth);
     // Whether compute shaders can texelFetch `f` through a sampled view and imageStore it
     // through a storage view (the compute baselines).
     bool computeReadWrite(const Format &f) const;
@@ -583,8 +592,11 @@ class Runner {
     // The Downsampler for (format, reduction) with at least `scratch` bytes of scratch.
     VkResult downsampler(const Case &c, VkDeviceSize scratch, const vkfx::Downsampler **out);
 
-    Timing measureVkfx(const Case &c, const TestImage &image, std::uint32_t levels);
-    Timing measureChain(const Case &c, const TestImage &image, std::uint32_t levels);
+    // `depth`: the depth image of a depth row (`image` is then its pyramid), else null.
+    Timing measureVkfx(const Case &c, const TestImage &image, const TestImage *depth,
+                       std::uint32_t levels);
+    Timing measureChain(const Case &c, const TestImage &image, const TestImage *depth,
+                        std::uint32_t levels);
     Timing measureBlit(const Case &c, const TestImage &image, std::uint32_t levels);
     // The chain's bytes (`readBytes` of the base, `writeBytes` of the other levels) moved by
     // examples/bench/stream.comp between two buffers.
@@ -609,6 +621,8 @@ class Runner {
     Kernel m_fill[4]; // indexed by Fill
     Kernel m_keys;
     Kernel m_chainRgba8, m_chainSrgb8, m_chainRgba16f, m_chainR32fAvg, m_chainR32fMin;
+    Kernel
+        m_chainDepthCopy; // a depth image's level 0 into an R32F pyramid's, before m_chainR32fMin
     Kernel m_chainB10g11r11;
     Kernel m_blur2[2][2]; // blur2.comp: [RGBA8, RGBA16F][horizontal, vertical]
     Kernel m_imageCopy[2]; // image_copy.comp: RGBA8, RGBA16F
@@ -650,6 +664,8 @@ Runner::Runner(Gpu &gpu, const Options &options) : m_gpu(gpu), m_options(options
                                   {kSampled, kStorage}, 16, "chain");
     m_chainR32fMin = createKernel(gpu, bench_chain_r32f_min, sizeof(bench_chain_r32f_min),
                                   {kSampled, kStorage}, 16, "chain");
+    m_chainDepthCopy = createKernel(gpu, bench_chain_r32f_copy, sizeof(bench_chain_r32f_copy),
+                                    {kSampled, kStorage}, 16, "chain");
     m_chainB10g11r11 =
         createKernel(gpu, bench_chain_b10g11r11_avg, sizeof(bench_chain_b10g11r11_avg),
                      {kSampled, kStorage}, 16, "chain");
@@ -695,10 +711,11 @@ Runner::~Runner() {
     if (m_queries)
         vkDestroyQueryPool(m_gpu.device, m_queries, nullptr);
     for (Kernel *k :
-         {&m_copy,         &m_stream,       &m_fill[0],        &m_fill[1],      &m_fill[2],
-          &m_fill[3],      &m_keys,         &m_chainRgba8,     &m_chainSrgb8,   &m_chainRgba16f,
-          &m_chainR32fAvg, &m_chainR32fMin, &m_chainB10g11r11, &m_blur2[0][0],  &m_blur2[0][1],
-          &m_blur2[1][0],  &m_blur2[1][1],  &m_imageCopy[0],   &m_imageCopy[1], &m_fma}) {
+         {&m_copy,         &m_stream,       &m_fill[0],        &m_fill[1],        &m_fill[2],
+          &m_fill[3],      &m_keys,         &m_chainRgba8,     &m_chainSrgb8,     &m_chainRgba16f,
+          &m_chainR32fAvg, &m_chainR32fMin, &m_chainDepthCopy, &m_chainB10g11r11, &m_blur2[0][0],
+          &m_blur2[0][1],  &m_blur2[1][0],  &m_blur2[1][1],    &m_imageCopy[0],   &m_imageCopy[1],
+          &m_fma}) {
         destroyKernel(m_gpu, *k);
     }
 }
@@ -840,7 +857,8 @@ std::string Runner::createImage(const Format &format, std::uint32_t width, std::
     if (std::max(width, height) > limits.maxImageDimension2D) {
         return "over maxImageDimension2D (" + std::to_string(limits.maxImageDimension2D) + ")";
     }
-    const bool srgb = format.storage != format.format;
+    const bool depth = isDepth(format);
+    const bool srgb = !depth && format.storage != format.format;
     VkImageCreateInfo &ii = out->info;
     ii.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO;
     if (srgb)
@@ -854,8 +872,17 @@ std::string Runner::createImage(const Format &format, std::uint32_t width, std::
     ii.arrayLayers = layers;
     ii.samples = VK_SAMPLE_COUNT_1_BIT;
     ii.tiling = VK_IMAGE_TILING_OPTIMAL;
-    ii.usage = VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_SAMPLED_BIT |
-               VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
+    ii.usage = depth ? VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT
+                     : VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_SAMPLED_BIT |
+                           VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
+    if (depth) {
+        // A depth buffer is an attachment, which a driver may keep compressed (on an H200 the
+        // pyramid of one took 6-11% longer than of an image only sampled).
+        VkFormatProperties fp{};
+        vkGetPhysicalDeviceFormatProperties(m_gpu.physical, format.format, &fp);
+        if (fp.optimalTilingFeatures & VK_FORMAT_FEATURE_DEPTH_STENCIL_ATTACHMENT_BIT)
+            ii.usage |= VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT;
+    }
     ii.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
     ii.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
 
@@ -897,7 +924,7 @@ std::string Runner::createImage(const Format &format, std::uint32_t width, std::
     check(vkBindImageMemory(m_gpu.device, out->image, out->memory, 0), "vkBindImageMemory");
 
     for (std::uint32_t level = 0; level < levels; ++level) {
-        for (int storage = 0; storage < 2; ++storage) {
+        for (int storage = 0; storage < (depth ? 1 : 2); ++storage) {
             VkImageViewUsageCreateInfo viewUsage{};
             viewUsage.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_USAGE_CREATE_INFO;
             viewUsage.usage = storage ? VK_IMAGE_USAGE_STORAGE_BIT : VK_IMAGE_USAGE_SAMPLED_BIT;
@@ -907,7 +934,8 @@ std::string Runner::createImage(const Format &format, std::uint32_t width, std::
             vi.image = out->image;
             vi.viewType = VK_IMAGE_VIEW_TYPE_2D_ARRAY;
             vi.format = storage ? format.storage : format.format;
-            vi.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, level, 1, 0, layers};
+            vi.subresourceRange = {depth ? VK_IMAGE_ASPECT_DEPTH_BIT : VK_IMAGE_ASPECT_COLOR_BIT,
+                                   level, 1, 0, layers};
             VkImageView view;
             check(vkCreateImageView(m_gpu.device, &vi, nullptr, &view), "vkCreateImageView");
             (storage ? out->storage : out->sampled).push_back(view);
@@ -939,6 +967,7 @@ const Kernel &Runner::chainKernel(const Case &c) const {
     case VK_FORMAT_R16G16B16A16_SFLOAT:
         return m_chainRgba16f;
     case VK_FORMAT_R32_SFLOAT:
+    case VK_FORMAT_D32_SFLOAT:
         return c.reduction == vkfx::Reduction::Min ? m_chainR32fMin : m_chainR32fAvg;
     case VK_FORMAT_B10G11R11_UFLOAT_PACK32:
         return m_chainB10g11r11;
@@ -979,12 +1008,73 @@ void Runner::fillImage(const TestImage &image, Fill fill) {
     submitAndWait(m_gpu);
 }
 
+// A colour image cannot be copied into a depth image: level 0 goes through a buffer. Afterwards
+// the depth image is in SHADER_READ_ONLY_OPTIMAL and every level of the pyramid in GENERAL (vkfx
+// and the chain write its level 0).
+std::string Runner::fillDepth(const TestImage &pyramid, const TestImage &depth) {
+    const std::uint32_t width = pyramid.info.extent.width, height = pyramid.info.extent.height;
+    const std::uint32_t layers = pyramid.info.arrayLayers;
+    Buffer staging;
+    const VkDeviceSize bytes = VkDeviceSize{width} * height * layers * sizeof(float);
+    if (createBuffer(m_gpu, bytes,
+                     VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                     &staging) != VK_SUCCESS)
+        return "no memory for the depth image's " + mib(bytes) + " upload";
+    auto depthBarrier = [&](VkImageLayout from, VkImageLayout to, VkAccessFlags srcAccess,
+                            VkAccessFlags dstAccess) {
+        VkImageMemoryBarrier b =
+            imageBarrier(depth.image, 0, 1, layers, from, to, srcAccess, dstAccess);
+        b.subresourceRange.aspectMask = VK_IMAGE_ASPECT_DEPTH_BIT;
+        return b;
+    };
+    VkCommandBuffer cmd = beginCommands(m_gpu);
+    const VkImageMemoryBarrier toCopy[2] = {
+        imageBarrier(pyramid.image, 0, 1, layers, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+                     VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, 0, VK_ACCESS_TRANSFER_READ_BIT),
+        depthBarrier(VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 0,
+                     VK_ACCESS_TRANSFER_WRITE_BIT)};
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                         VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, nullptr, 0, nullptr, 2, toCopy);
+    VkBufferImageCopy region{};
+    region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, layers};
+    region.imageExtent = {width, height, 1};
+    vkCmdCopyImageToBuffer(cmd, pyramid.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, staging.buffer,
+                           1, &region);
+    VkBufferMemoryBarrier copied{};
+    copied.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER;
+    copied.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+    copied.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
+    copied.srcQueueFamilyIndex = copied.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+    copied.buffer = staging.buffer;
+    copied.size = VK_WHOLE_SIZE;
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0,
+                         nullptr, 1, &copied, 0, nullptr);
+    region.imageSubresource.aspectMask = VK_IMAGE_ASPECT_DEPTH_BIT;
+    vkCmdCopyBufferToImage(cmd, staging.buffer, depth.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                           1, &region);
+    const VkImageMemoryBarrier toRead[2] = {
+        imageBarrier(pyramid.image, 0, 1, layers, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                     VK_IMAGE_LAYOUT_GENERAL, 0,
+                     VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT),
+        depthBarrier(VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+                     VK_ACCESS_TRANSFER_WRITE_BIT, VK_ACCESS_SHADER_READ_BIT)};
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                         0, 0, nullptr, 0, nullptr, 2, toRead);
+    submitAndWait(m_gpu);
+    destroyBuffer(m_gpu, staging);
+    return {};
+}
+
 VkResult Runner::downsampler(const Case &c, VkDeviceSize scratch, const vkfx::Downsampler **out) {
     CachedDownsampler &cached = m_downsamplers[{c.format.format, c.reduction}];
     if (!cached.downsampler.valid() || cached.scratch < scratch) {
         vkfx::DownsamplerCreateInfo info;
         info.format = c.format.format;
         info.reduction = c.reduction;
+        if (isDepth(c.format)) { // level 0 a copy of the depth (DepthLevelZero::Copy)
+            info.format = c.format.storage;
+            info.depthFormat = c.format.format;
+        }
         info.flags = m_options.samplerFilter ? vkfx::DownsamplerFlagSamplerFilter : 0u;
         info.scratchSize = std::max(info.scratchSize, scratch);
         cached.downsampler = vkfx::Downsampler{}; // the old one first: no work is pending
@@ -1008,13 +1098,16 @@ Timing vkfxFailure(VkResult r) {
     return failed;
 }
 
-Timing Runner::measureVkfx(const Case &c, const TestImage &image, std::uint32_t levels) {
+Timing Runner::measureVkfx(const Case &c, const TestImage &image, const TestImage *depth,
+                           std::uint32_t levels) {
     const vkfx::Downsampler *spd = nullptr;
     VkResult r = downsampler(c, 0, &spd);
+    // Levels written: a depth row writes level 0 too.
+    const std::uint32_t written = depth ? levels : levels - 1;
     if (r == VK_SUCCESS) {
         // Large images need more than the default scratch (16384^2, big cubes): ask, and grow it.
         const VkDeviceSize need =
-            spd->scratchRequirements({c.width, c.height}, c.layers, levels - 1).size;
+            spd->scratchRequirements({c.width, c.height}, c.layers, written).size;
         r = downsampler(c, need, &spd);
     }
     if (r != VK_SUCCESS)
@@ -1022,12 +1115,14 @@ Timing Runner::measureVkfx(const Case &c, const TestImage &image, std::uint32_t 
     vkfx::DownsampleTarget target;
     vkfx::DownsampleTargetCreateInfo ti;
     ti.image = image.image;
-    ti.format = c.format.format;
+    ti.format = image.info.format;
     ti.extent = {c.width, c.height};
     ti.mipLevels = levels;
     ti.usage = image.info.usage;
     ti.flags = image.info.flags;
     ti.layerCount = c.layers;
+    if (depth)
+        ti.depth = {depth->image, depth->info.format, {c.width, c.height}, depth->info.usage};
     r = vkfx::DownsampleTarget::create(m_gpu.vkfx, ti, &target);
     if (r != VK_SUCCESS)
         return vkfxFailure(r);
@@ -1096,20 +1191,44 @@ Timing Runner::measureStream(double readBytes, double writeBytes) {
     return t;
 }
 
-Timing Runner::measureChain(const Case &c, const TestImage &image, std::uint32_t levels) {
+Timing Runner::measureChain(const Case &c, const TestImage &image, const TestImage *depth,
+                            std::uint32_t levels) {
     Timing na;
-    if (!computeReadWrite(c.format)) {
+    if (!computeReadWrite(depth ? kR32f : c.format)) {
         na.note = "n/a";
         return na;
     }
     const Kernel &k = chainKernel(c);
     Method m;
     m.work = [&](VkCommandBuffer cmd) {
+        if (depth) {
+            // The depth's level 0 into the pyramid's, a texel an invocation, then the chain.
+            const VkDescriptorImageInfo src{VK_NULL_HANDLE, depth->sampled[0],
+                                            VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+            const VkDescriptorImageInfo dst{VK_NULL_HANDLE, image.storage[0],
+                                            VK_IMAGE_LAYOUT_GENERAL};
+            const std::uint32_t push[4] = {c.width, c.height, c.width, c.height};
+            bindKernel(m_gpu, cmd, m_chainDepthCopy,
+                       {imageWrite(0, VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, &src),
+                        imageWrite(1, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, &dst)},
+                       push, sizeof(push));
+            vkCmdDispatch(cmd, (c.width + kTile - 1) / kTile, (c.height + kTile - 1) / kTile,
+                          c.layers);
+            if (levels > 1) {
+                const VkImageMemoryBarrier b = imageBarrier(
+                    image.image, 0, 1, c.layers, VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_GENERAL,
+                    VK_ACCESS_SHADER_WRITE_BIT, VK_ACCESS_SHADER_READ_BIT);
+                vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                                     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 0, nullptr, 0,
+                                     nullptr, 1, &b);
+            }
+        }
         vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k.pipeline);
         for (std::uint32_t level = 1; level < levels; ++level) {
             const VkDescriptorImageInfo src{VK_NULL_HANDLE, image.sampled[level - 1],
-                                            level == 1 ? VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL
-                                                       : VK_IMAGE_LAYOUT_GENERAL};
+                                            level == 1 && !depth
+                                                ? VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL
+                                                : VK_IMAGE_LAYOUT_GENERAL};
             const VkDescriptorImageInfo dst{VK_NULL_HANDLE, image.storage[level],
                                             VK_IMAGE_LAYOUT_GENERAL};
             const VkWriteDescriptorSet writes[2] = {
@@ -1253,7 +1372,9 @@ Row Runner::run(const Case &c) {
     Row row = imageRow<Row>(c);
     row.reduction = c.reduction == vkfx::Reduction::Min ? "min" : "avg";
     row.levels = vkfx::fullMipLevels({c.width, c.height});
-    double texels = double(c.width) * double(c.height); // level 0 read once
+    const bool depth = isDepth(c.format);
+    // Level 0 read once (and written once into a depth row's pyramid).
+    double texels = double(c.width) * double(c.height) * (depth ? 2 : 1);
     for (std::uint32_t level = 1; level < row.levels; ++level) {
         texels +=
             double(mipExtent(c.width, level)) * double(mipExtent(c.height, level)); // written once
@@ -1261,20 +1382,32 @@ Row Runner::run(const Case &c) {
     row.bytes = texels * c.format.bytesPerTexel * c.layers;
     const double baseBytes = double(c.width) * double(c.height) * c.format.bytesPerTexel * c.layers;
 
-    TestImage image;
-    row.skipped = createImage(c.format, c.width, c.height, c.layers, row.levels, &image);
-    if (!row.skipped.empty())
-        return row;
+    TestImage image, depthImage; // a depth row: its pyramid and the depth image read
+    row.skipped =
+        createImage(depth ? kR32f : c.format, c.width, c.height, c.layers, row.levels, &image);
+    if (depth && row.skipped.empty())
+        row.skipped = createImage(c.format, c.width, c.height, c.layers, 1, &depthImage);
     Laps lap(m_options.verbose, c.name);
-    fillImage(image, c.format.fill);
-    lap("fill");
-    row.vkfx = measureVkfx(c, image, row.levels);
+    if (row.skipped.empty()) {
+        fillImage(image, c.format.fill);
+        if (depth)
+            row.skipped = fillDepth(image, depthImage);
+        lap("fill");
+    }
+    if (!row.skipped.empty()) {
+        destroyImage(image);
+        destroyImage(depthImage);
+        return row;
+    }
+    const TestImage *depthRead = depth ? &depthImage : nullptr;
+    row.vkfx = measureVkfx(c, image, depthRead, row.levels);
     lap("vkfx");
-    row.chain = measureChain(c, image, row.levels);
+    row.chain = measureChain(c, image, depthRead, row.levels);
     lap("chain");
     row.blit = measureBlit(c, image, row.levels);
     lap("blit");
     destroyImage(image);
+    destroyImage(depthImage);
     row.stream = measureStream(baseBytes, row.bytes - baseBytes);
     lap("stream");
     return row;

@@ -1725,6 +1725,16 @@ TEST_P(DepthPyramid, EveryLevelMatchesReferenceOnOddSizes) {
         if (stopped())
             return;
     }
+    // Copies of level 0 from workgroups of two regular blocks side by side (1344^2: 441 blocks)
+    // and of a 2x2 (1856x1792: 812), whose next block's reads are issued while one is reduced
+    // (detail::downsampleGroupShape).
+    if (std::get<2>(GetParam()) == vkfx::DepthLevelZero::Copy) {
+        for (VkExtent2D e : {VkExtent2D{1344, 1344}, VkExtent2D{1856, 1792}}) {
+            runDepth(e);
+            if (stopped())
+                return;
+        }
+    }
 }
 
 // Every depth format runs MinMax with level 0 copied and reduced; Min and Max each once per

@@ -11,6 +11,8 @@
 //   VKFX_BENCH_SRGB=1   the sampled view decodes sRGB; average in linear light, encode before the
 //                       store through the UNORM storage view
 //   VKFX_BENCH_MIN=1    per-channel minimum instead of the mean (a depth pyramid)
+//   VKFX_BENCH_COPY=1   texel x of the output is texel x of the input, same extent (a depth
+//                       image's level 0 into level 0 of an R32F pyramid, before the MIN chain)
 #extension GL_EXT_samplerless_texture_functions : require
 #extension GL_GOOGLE_include_directive : require
 
@@ -43,6 +45,9 @@ void main()
     const uvec2 p = gl_GlobalInvocationID.xy;
     if (p.x >= pc.dstExtent.x || p.y >= pc.dstExtent.y) return;
     const int layer = int(gl_GlobalInvocationID.z);
+#if defined(VKFX_BENCH_COPY) && VKFX_BENCH_COPY
+    vec4 r = texelFetch(src, ivec3(ivec2(p), layer), 0);
+#else
     const ivec2 last = ivec2(pc.srcExtent) - 1;
     const ivec2 s0 = ivec2(p) * 2;
     const ivec2 s1 = min(s0 + 1, last);
@@ -54,6 +59,7 @@ void main()
     vec4 r = min(min(a, b), min(c, d));
 #else
     vec4 r = (a + b + c + d) * 0.25;
+#endif
 #endif
 #if defined(VKFX_BENCH_SRGB) && VKFX_BENCH_SRGB
     r = srgbEncodeColor(r);

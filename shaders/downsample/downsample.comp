@@ -495,13 +495,14 @@ void gatherLevel1Pair(uvec2 q0, uvec2 q1, uint layer, out Acc r0, out Acc r1)
 }
 #endif
 
-// Level-1 texel q from sampleFootprint's result r.
-Acc level1Sampled(vec4 r, uvec2 q, uint layer)
+// Level-1 texel q from sampleFootprint's result r; with `copy`, kCopyLevel0 and a gather, the
+// footprint's four texels are also written into slot 0.
+Acc level1Sampled(vec4 r, uvec2 q, uint layer, bool copy)
 {
 #if VKFX_CHANNELS == 1
     if (kReadMode == kReadGather) {
         // r = texels (0,1), (1,1), (1,0), (0,0) of the footprint
-        if (kCopyLevel0 != 0u) {
+        if (kCopyLevel0 != 0u && copy) {
             ivec3 f = ivec3(q * 2u, layer);
             storeSlot(0u, f, accInit(r.w));
             storeSlot(0u, f + ivec3(1, 0, 0), accInit(r.z));
@@ -601,7 +602,7 @@ Acc reduceQuadLevel1Row(uint base, uvec2 q, uint count, uint layer)
         [[unroll]] for (uint j = 0u; j < 3u; ++j) r[j] = sampleFootprint(q + uvec2(min(j, count - 1u), 0u), layer);
         [[unroll]] for (uint j = 0u; j < 3u; ++j) {
             if (j >= count) break;
-            Acc v = level1Sampled(r[j], q + uvec2(j, 0u), layer);
+            Acc v = level1Sampled(r[j], q + uvec2(j, 0u), layer, true);
             storeLevel(base + 1u, q + uvec2(j, 0u), layer, v);
             row = j == 0u ? v : accCombine(row, v);
         }
@@ -630,7 +631,7 @@ Acc reduceLevel2(uint base, uvec2 p, uint layer)
             [[unroll]] for (uint j = 0u; j < 4u; ++j) r[j] = sampleFootprint(f + uvec2(j & 1u, j >> 1u), layer);
             Acc l1[4];
             [[unroll]] for (uint j = 0u; j < 4u; ++j) {
-                l1[j] = level1Sampled(r[j], f + uvec2(j & 1u, j >> 1u), layer);
+                l1[j] = level1Sampled(r[j], f + uvec2(j & 1u, j >> 1u), layer, true);
                 storeLevel(base + 1u, f + uvec2(j & 1u, j >> 1u), layer, l1[j]);
             }
             acc = reduce2x2(l1[0], l1[1], l1[2], l1[3]);
@@ -1007,12 +1008,75 @@ void reduceSmallBlock(uint base, uvec2 b, uint layer)
 // level 1, so that they are in flight during its levels 2..6 (RGBA8 8192^2 on an H200: 147 -> 129
 // us) - or two rounds of two footprints' texelFetch or per-channel gathers.
 
-// Level-1 texel of round j (0..3: the 16x16 quarter) of this invocation in regular block b.
-uvec2 roundTexel(uvec2 b, uint j)
+// Depth pyramids that copy level 0, regular blocks, gathered footprints: where subgroups are
+// full and at least 4 wide, a subgroup's invocations hold consecutive footprints of each round
+// (roundInvocation), pass them on through sCopy, and write the subgroup's patch of level 0 (under
+// its footprints, 16 a row) in runs of 4x2 texels, each run by 8 lanes of one store: whole 32-byte sectors
+// of a 4-byte format in a block-linear image (16 bytes x 2 rows). Each invocation storing its own
+// footprint instead writes every other texel of 2 rows a store. H200, D32 depth attachment -> R32F
+// min pyramid (vkfx-bench), median us, own footprint / this: 1920x1080 24.1 / 21.5, 2560x1440
+// 28.6 / 25.1, 3840x2160 50.9 / 47.0, 4096^2 78.4 / 70.0, 8192^2 261 / 225 (the same stores with
+// the wrong texels and no exchange: 18.8, 24.0, 45.0, 67.0, 221). A store's place found by
+// division by the subgroup size (not a constant here) instead of shifts: 4096^2 96.2, slower than
+// before; four subgroupShuffle a round and those divisions, 141.
+#if VKFX_CHANNELS == 1
+shared vec4 sCopy[kCopyLevel0 * (kGroupSize - 1u) + 1u];
+#endif
+bool sortedCopy()
 {
-    uint tid = gl_LocalInvocationIndex;
-    return b * kL1 + uvec2(tid % 16u, tid / 16u) + uvec2(j & 1u, j >> 1u) * 16u;
+    return VKFX_CHANNELS == 1 && kCopyLevel0 != 0u && kReadMode == kReadGather && kUseSubgroups &&
+           gl_NumSubgroups * gl_SubgroupSize == kGroupSize && gl_SubgroupSize >= 4u;
 }
+
+// The invocation's place in the rounds of a regular block (0..255): numbered by subgroup and lane
+// for sortedCopy (no assumption about how local invocation indices map to lanes), else its index.
+uint roundInvocation()
+{
+    return sortedCopy() ? gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID : gl_LocalInvocationIndex;
+}
+
+// Level-1 texel of round j (0..3: the 16x16 quarter) of invocation t (roundInvocation) in regular
+// block b.
+uvec2 roundTexelOf(uvec2 b, uint j, uint t)
+{
+    return b * kL1 + uvec2(t % 16u, t / 16u) + uvec2(j & 1u, j >> 1u) * 16u;
+}
+uvec2 roundTexel(uvec2 b, uint j) { return roundTexelOf(b, j, roundInvocation()); }
+
+#if VKFX_CHANNELS == 1
+// Texel n (0 .. 4 x lanes - 1) of a subgroup's patch of level 0 in the order copyLevel0Sorted
+// writes it: runs of 4x2 texels (8 lanes a run: x from bits 0 and 2 of n, y from bit 1), 2^rowLog
+// runs a row. Bitwise in n: texel (i x lanes + L) = texel (i x lanes) + texel L.
+uvec2 copyTexel(uint n, uint rowLog)
+{
+    uint run = n >> 3u;
+    return uvec2(((run & ((1u << rowLog) - 1u)) << 2u) | (n & 1u) | ((n >> 1u) & 2u),
+                 ((run >> rowLog) << 1u) | ((n >> 1u) & 1u));
+}
+
+// Writes level 0 under the subgroup's footprints of round j of regular block b (sortedCopy); r:
+// this invocation's gather (texels (0,1), (1,1), (1,0), (0,0) of its footprint). Lane L's store i
+// writes texel copyTexel(i x lanes + L), read from the footprint of the lane that gathered it.
+void copyLevel0Sorted(vec4 r, uvec2 b, uint j, uint layer)
+{
+    uint lanes = gl_SubgroupSize, lane = gl_SubgroupInvocationID;
+    uint lanesLog = uint(findLSB(lanes));
+    uint rowLog = min(lanesLog, 4u) - 1u; // runs a row of the patch: half its footprints a row
+    uint first = gl_SubgroupID << lanesLog;
+    // sCopy is the subgroup's alone: a barrier of the subgroup on shared memory orders the last
+    // round's reads before these writes, and these writes before the reads below.
+    controlBarrier(gl_ScopeSubgroup, gl_ScopeSubgroup, gl_StorageSemanticsShared, gl_SemanticsAcquireRelease);
+    sCopy[first + lane] = vec4(r.w, r.z, r.x, r.y); // texels (0,0), (1,0), (0,1), (1,1)
+    controlBarrier(gl_ScopeSubgroup, gl_ScopeSubgroup, gl_StorageSemanticsShared, gl_SemanticsAcquireRelease);
+    uvec2 origin = roundTexelOf(b, j, first) * 2u;
+    uvec2 mine = copyTexel(lane, rowLog);
+    uint c = lane & 3u; // = (mine.x & 1) + 2 (mine.y & 1), the same in every store
+    [[unroll]] for (uint i = 0u; i < 4u; ++i) {
+        uvec2 p = mine + copyTexel(i << lanesLog, rowLog);
+        storeSlot(0u, ivec3(origin + p, layer), accInit(sCopy[first + (p.x >> 1u) + ((p.y >> 1u) << 4u)][c]));
+    }
+}
+#endif
 
 // Level k (2..6, a constant) of regular block b from level k-1 in shared memory (row-major,
 // 2 * (64 >> k) wide), one texel per invocation; leaves level k in shared memory the same way.
@@ -1072,9 +1136,13 @@ void reduceRegularBlock(uvec2 b, uint layer, inout vec4 r[4], bool hasNext, uvec
         }
 #endif
     } else {
+        bool sorted = sortedCopy();
         [[unroll]] for (uint j = 0u; j < 4u; ++j) {
             uvec2 q = roundTexel(b, j);
-            Acc acc = level1Sampled(r[j], q, layer);
+            Acc acc = level1Sampled(r[j], q, layer, !sorted);
+#if VKFX_CHANNELS == 1
+            if (sorted) copyLevel0Sorted(r[j], b, j, layer);
+#endif
             storeSlot(kCopyLevel0, ivec3(q, layer), acc);
             uvec2 local = q - b * kL1;
             sharedStore(true, local.y * kL1 + local.x, acc);
