@@ -1581,7 +1581,8 @@ using DepthParam = std::tuple<VkFormat, Reduction, vkfx::DepthLevelZero>;
 class DepthPyramid : public GpuTest, public ::testing::WithParamInterface<DepthParam> {
   protected:
     void runDepth(VkExtent2D depthExtent,
-                  vkfx::DownsampleDispatches dispatches = vkfx::DownsampleDispatches::Auto) {
+                  vkfx::DownsampleDispatches dispatches = vkfx::DownsampleDispatches::Auto,
+                  vkfx::DownsamplerFlags flags = 0) {
         const VkFormat depthFormat = std::get<0>(GetParam());
         const Reduction reduction = std::get<1>(GetParam());
         const vkfx::DepthLevelZero levelZero = std::get<2>(GetParam());
@@ -1589,7 +1590,9 @@ class DepthPyramid : public GpuTest, public ::testing::WithParamInterface<DepthP
         const bool minmax = reduction == Reduction::MinMax;
         SCOPED_TRACE(formatName(depthFormat) + " " + reductionName(reduction) +
                      (copy ? " Copy " : " Reduce ") + extentName(depthExtent) +
-                     (dispatches == vkfx::DownsampleDispatches::Two ? " TwoDispatches" : ""));
+                     (dispatches == vkfx::DownsampleDispatches::Two ? " TwoDispatches" : "") +
+                     (flags & vkfx::DownsamplerFlagSharedMemoryOnly ? " SharedMemoryOnly" : "") +
+                     (flags & vkfx::DownsamplerFlagTexelFetch ? " TexelFetch" : ""));
         std::string why;
         if (!deviceCanDownsample(VK_FORMAT_R32_SFLOAT, depthFormat, &why))
             GTEST_SKIP() << why;
@@ -1620,6 +1623,7 @@ class DepthPyramid : public GpuTest, public ::testing::WithParamInterface<DepthP
         dsInfo.reduction = reduction;
         dsInfo.depthFormat = depthFormat;
         dsInfo.depthLevelZero = levelZero;
+        dsInfo.flags = flags;
         const vkfx::Downsampler *ds = cachedDownsampler(dsInfo);
         ASSERT_NE(ds, nullptr);
 
@@ -1731,6 +1735,18 @@ TEST_P(DepthPyramid, EveryLevelMatchesReferenceOnOddSizes) {
     if (std::get<2>(GetParam()) == vkfx::DepthLevelZero::Copy) {
         for (VkExtent2D e : {VkExtent2D{1344, 1344}, VkExtent2D{1856, 1792}}) {
             runDepth(e);
+            if (stopped())
+                return;
+        }
+    }
+    // The level-0 copy without subgroup operations (each invocation stores its own footprint's
+    // texels) and with texelFetch reads; one case each way (a pipeline each).
+    if (std::get<0>(GetParam()) == VK_FORMAT_D32_SFLOAT &&
+        std::get<1>(GetParam()) == Reduction::Min) {
+        for (vkfx::DownsamplerFlags flags :
+             {vkfx::DownsamplerFlags{vkfx::DownsamplerFlagSharedMemoryOnly},
+              vkfx::DownsamplerFlags{vkfx::DownsamplerFlagTexelFetch}}) {
+            runDepth({255, 257}, vkfx::DownsampleDispatches::Auto, flags);
             if (stopped())
                 return;
         }
