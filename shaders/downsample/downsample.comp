@@ -1011,14 +1011,15 @@ void reduceSmallBlock(uint base, uvec2 b, uint layer)
 // Depth pyramids that copy level 0, regular blocks, gathered footprints: where subgroups are
 // full and at least 4 wide, a subgroup's invocations hold consecutive footprints of each round
 // (roundInvocation), pass them on through sCopy, and write the subgroup's patch of level 0 (under
-// its footprints, 16 a row) in runs of 4x2 texels, each run by 8 lanes of one store: whole 32-byte sectors
-// of a 4-byte format in a block-linear image (16 bytes x 2 rows). Each invocation storing its own
-// footprint instead writes every other texel of 2 rows a store. H200, D32 depth attachment -> R32F
-// min pyramid (vkfx-bench), median us, own footprint / this: 1920x1080 24.1 / 21.5, 2560x1440
-// 28.6 / 25.1, 3840x2160 50.9 / 47.0, 4096^2 78.4 / 70.0, 8192^2 261 / 225 (the same stores with
-// the wrong texels and no exchange: 18.8, 24.0, 45.0, 67.0, 221). A store's place found by
-// division by the subgroup size (not a constant here) instead of shifts: 4096^2 96.2, slower than
-// before; four subgroupShuffle a round and those divisions, 141.
+// its footprints, 16 a row) in runs of 4x2 texels, each run by 8 lanes of one store: whole
+// 32-byte sectors of a 4-byte format in a block-linear image (16 bytes x 2 rows). Each invocation
+// storing its own footprint instead writes every other texel of 2 rows a store. H200, D32 depth
+// attachment -> R32F min pyramid (vkfx-bench), median us, own footprint / this: 1920x1080 24.0 /
+// 21.4, 2560x1440 28.7 / 25.2, 3840x2160 50.6 / 47.0, 4096^2 78.4 / 70.4, 8192^2 260.6 / 225.3
+// (the same stores with the wrong texels and no exchange: 18.8, 24.0, 45.0, 67.0, 221). A store's
+// place found by division by the subgroup size (not a constant here) instead of shifts: 4096^2
+// 96.2, slower than before; four subgroupShuffle a round and those divisions, 141
+// (docs/downsample-performance.md v47, v48).
 #if VKFX_CHANNELS == 1
 shared vec4 sCopy[kCopyLevel0 * (kGroupSize - 1u) + 1u];
 #endif
