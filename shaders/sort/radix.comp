@@ -168,16 +168,21 @@ uvec2 loadKey(uint i)
     return (pc.flags & kFlagFirst) != 0u ? toOrdered(k) : k;
 }
 
+// key[j] = key first + j * stride as stored, for j < kKeysPerThread (0 at and past n): all the
+// loads issued together. (A macro: a function would pass the array out through a copy.)
+#define VKFX_LOAD_RAW_KEYS(key, first, stride, n)                                                  \
+    [[unroll]] for (uint j_ = 0u; j_ < kKeysPerThread; ++j_) {                                     \
+        uint i_ = (first) + j_ * (stride);                                                         \
+        key[j_] = i_ < (n) ? rawKey(i_) : uvec2(0u);                                               \
+    }
+
 // The kKeysPerThread keys first + j * stride (those below n; the others 0), as the pass compares
 // them. All loads are issued first, then the first pass's transform: a transform inside the loop
 // that loads made the NVIDIA compiler wait for each load before issuing the next (7x the load
 // time of float keys).
 void loadKeys(uint first, uint stride, uint n, out uvec2 key[kKeysPerThread])
 {
-    [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) {
-        uint i = first + j * stride;
-        key[j] = i < n ? rawKey(i) : uvec2(0u);
-    }
+    VKFX_LOAD_RAW_KEYS(key, first, stride, n)
     if ((pc.flags & kFlagFirst) != 0u) {
         [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) key[j] = toOrdered(key[j]);
     }
@@ -304,16 +309,10 @@ void main()
     uint first = group * histKeys();
     uint end = min(n, first + histKeys());
     uvec2 raw[kKeysPerThread];
-    [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) {
-        uint i = first + j * kGroupSize + t;
-        raw[j] = i < end ? rawKey(i) : uvec2(0u);
-    }
+    VKFX_LOAD_RAW_KEYS(raw, first + t, kGroupSize, end)
     for (uint base = first; base < end; base += kTileKeys) { // uniform in the workgroup
         uvec2 next[kKeysPerThread];
-        [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) {
-            uint i = base + kTileKeys + j * kGroupSize + t;
-            next[j] = i < end ? rawKey(i) : uvec2(0u);
-        }
+        VKFX_LOAD_RAW_KEYS(next, base + kTileKeys + t, kGroupSize, end)
         if (copy) {
             copyValues(base + t, kGroupSize, end);
             [[unroll]] for (uint j = 0u; j < kKeysPerThread; ++j) {
