@@ -1201,44 +1201,29 @@ Timing Runner::measureChain(const Case &c, const TestImage &image, const TestIma
     const Kernel &k = chainKernel(c);
     Method m;
     m.work = [&](VkCommandBuffer cmd) {
-        if (depth) {
-            // The depth's level 0 into the pyramid's, a texel an invocation, then the chain.
-            const VkDescriptorImageInfo src{VK_NULL_HANDLE, depth->sampled[0],
-                                            VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
-            const VkDescriptorImageInfo dst{VK_NULL_HANDLE, image.storage[0],
-                                            VK_IMAGE_LAYOUT_GENERAL};
-            const std::uint32_t push[4] = {c.width, c.height, c.width, c.height};
-            bindKernel(m_gpu, cmd, m_chainDepthCopy,
-                       {imageWrite(0, VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, &src),
-                        imageWrite(1, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, &dst)},
-                       push, sizeof(push));
-            vkCmdDispatch(cmd, (c.width + kTile - 1) / kTile, (c.height + kTile - 1) / kTile,
-                          c.layers);
-            if (levels > 1) {
-                const VkImageMemoryBarrier b = imageBarrier(
-                    image.image, 0, 1, c.layers, VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_GENERAL,
-                    VK_ACCESS_SHADER_WRITE_BIT, VK_ACCESS_SHADER_READ_BIT);
-                vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                                     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 0, nullptr, 0,
-                                     nullptr, 1, &b);
+        const Kernel *bound = nullptr;
+        // Level `level` of the chain from `src` (level - 1; for level 0 of a depth row, the depth
+        // image, a texel an invocation), then a barrier before the next level reads it.
+        auto step = [&](const Kernel &kernel, VkImageView src, VkImageLayout srcLayout,
+                        std::uint32_t level) {
+            if (bound != &kernel) {
+                vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, kernel.pipeline);
+                bound = &kernel;
             }
-        }
-        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k.pipeline);
-        for (std::uint32_t level = 1; level < levels; ++level) {
-            const VkDescriptorImageInfo src{VK_NULL_HANDLE, image.sampled[level - 1],
-                                            level == 1 && !depth
-                                                ? VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL
-                                                : VK_IMAGE_LAYOUT_GENERAL};
-            const VkDescriptorImageInfo dst{VK_NULL_HANDLE, image.storage[level],
-                                            VK_IMAGE_LAYOUT_GENERAL};
+            const VkDescriptorImageInfo from{VK_NULL_HANDLE, src, srcLayout};
+            const VkDescriptorImageInfo to{VK_NULL_HANDLE, image.storage[level],
+                                           VK_IMAGE_LAYOUT_GENERAL};
             const VkWriteDescriptorSet writes[2] = {
-                imageWrite(0, VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, &src),
-                imageWrite(1, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, &dst)};
-            m_gpu.vkfx.fn().vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k.layout,
-                                                      0, 2, writes);
+                imageWrite(0, VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, &from),
+                imageWrite(1, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, &to)};
+            m_gpu.vkfx.fn().vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
+                                                      kernel.layout, 0, 2, writes);
             const std::uint32_t w = mipExtent(c.width, level), h = mipExtent(c.height, level);
-            const std::uint32_t push[4] = {w, h, mipExtent(c.width, level - 1), mipExtent(c.height, level - 1)};
-            vkCmdPushConstants(cmd, k.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), push);
+            const std::uint32_t read = level == 0 ? 0 : level - 1;
+            const std::uint32_t push[4] = {w, h, mipExtent(c.width, read),
+                                           mipExtent(c.height, read)};
+            vkCmdPushConstants(cmd, kernel.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push),
+                               push);
             vkCmdDispatch(cmd, (w + kTile - 1) / kTile, (h + kTile - 1) / kTile, c.layers);
             if (level + 1 < levels) {
                 VkImageMemoryBarrier b = imageBarrier(
@@ -1248,6 +1233,14 @@ Timing Runner::measureChain(const Case &c, const TestImage &image, const TestIma
                                      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 0, nullptr, 0,
                                      nullptr, 1, &b);
             }
+        };
+        if (depth)
+            step(m_chainDepthCopy, depth->sampled[0], VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, 0);
+        for (std::uint32_t level = 1; level < levels; ++level) {
+            step(k, image.sampled[level - 1],
+                 level == 1 && !depth ? VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL
+                                      : VK_IMAGE_LAYOUT_GENERAL,
+                 level);
         }
         return true;
     };
