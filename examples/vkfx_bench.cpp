@@ -8,23 +8,24 @@
 //
 // Blur (`vkfx-bench blur`). vkfx::Blurrer::record of a Gaussian blur (radius r = 1, 2, 4, .. 64
 // taps each side on both axes, sigma = r / 3, clamp to edge, one layer) of a 3840x2160 and a
-// 1920x1080 noise image, R8G8B8A8_UNORM and R16G16B16A16_SFLOAT, into a second image of the
-// format, with BlurMethod::Auto and the scratch scratchRequirements asks for (column "m": the
-// method it took, "dir" or "dec"); rows "r18 direct", "r32 direct", "r64 direct" force the
-// Direct method and "r24 decimated", "r192 decimated", "r600 decimated" the Decimated one;
-// against, in the same run on the same images, the two-pass blur engines write today: a
-// compute pass that blurs horizontally (one texel per invocation, 2r + 1 texelFetch taps, 16x16
-// workgroups) into an intermediate image of the format, an image barrier, and the vertical pass
-// into the destination (examples/bench/blur2.comp); and, as a reference, the same images copied
-// source to destination through texelFetch and imageStore, each texel once, the instructions
-// vkfx's kernels read and write images with (examples/bench/image_copy.comp). Each row gives the
-// three medians, vkfx's minimum, its speed-up over the two-pass blur and its time in image copies,
-// and vkfx's place under a roofline: the bandwidth time (the image read once and
-// written once at the copy ceiling), the arithmetic time (2 (2r + 1) FMAs per channel per texel
-// at the FMA rate, measured in the same run by examples/bench/fma.comp and printed in the
-// header), their maximum and that over vkfx's median. Rows: "blur rgba8 3840x2160 r8".
+// 1920x1080 noise image, R8G8B8A8_UNORM, R16G16B16A16_SFLOAT and R32_SFLOAT (one channel: a quarter
+// of the arithmetic), into a second image of the format, with BlurMethod::Auto and the scratch
+// scratchRequirements asks for (column "m": the method it took, "dir" or "dec"); rows "r18 direct",
+// "r32 direct", "r64 direct" force the Direct method and "r24 decimated", "r192 decimated", "r600
+// decimated" the Decimated one; against, in the same run on the same images, the two-pass blur
+// engines write today: a compute pass that blurs horizontally (one texel per invocation, 2r + 1
+// texelFetch taps, 16x16 workgroups) into an intermediate image of the format, an image barrier,
+// and the vertical pass into the destination (examples/bench/blur2.comp); and, as a reference, the
+// same images copied source to destination through texelFetch and imageStore, each texel once, the
+// instructions vkfx's kernels read and write images with (examples/bench/image_copy.comp). Each row
+// gives the three medians, vkfx's minimum, its speed-up over the two-pass blur and its time in
+// image copies, and vkfx's place under a roofline: the bandwidth time (the image read once and
+// written once at the copy ceiling), the arithmetic time (2 (2r + 1) FMAs per channel per texel at
+// the FMA rate, measured in the same run by examples/bench/fma.comp and printed in the header),
+// their maximum and that over vkfx's median. Rows: "blur rgba8 3840x2160 r8".
 // --radii 3,5,7: the Auto rows at those radii instead (and no rows that force a method).
-// --quick: only 256x256 R8G8B8A8_UNORM at r = 1, 8, 32 (Auto) and 64 (Decimated).
+// --quick: only 256x256 R8G8B8A8_UNORM at r = 1, 8, 32 (Auto) and 64 (Decimated), and R32_SFLOAT
+// at r = 8.
 //
 // Sort (`vkfx-bench sort`). vkfx::Sorter::record of n = 2^16 .. 2^28 uint32 and float32 keys,
 // alone and with 32-bit values, on both paths (Onesweep, reduce-then-scan), plus recordIndirect
@@ -481,24 +482,33 @@ struct BlurCase {
     float sigma() const { return static_cast<float>(radius) / 3.0f; }
 };
 
-// The full run's rows, or --quick's (256x256 RGBA8 at r = 1, 8, 32 and 64: seconds on lavapipe).
+// The row of Runner's per-format blur kernels (two-pass baseline, image copy) for a blur format.
+std::size_t blurKernelIndex(const Format &f) {
+    return f.fill == Fill::Rgba16f ? 1 : f.fill == Fill::R32f ? 2 : 0;
+}
+
+// The full run's rows, or --quick's (256x256 RGBA8 at r = 1, 8, 32 and 64, R32F at r = 8: seconds
+// on lavapipe).
 std::vector<BlurCase> allBlurCases(bool quick, const std::vector<std::uint32_t> &radii) {
     std::vector<BlurCase> cases;
     using M = vkfx::BlurMethod;
     auto add = [&](const Format &f, const char *label, std::uint32_t w, std::uint32_t h,
                    std::uint32_t r, M method = M::Auto) {
+        const std::uint32_t channels = f.fill == Fill::R32f ? 1 : 4;
         const char *suffix = method == M::Direct ? " direct" : method == M::Decimated ? " decimated" : "";
         const std::string name = std::string("blur ") + label + " " + std::to_string(w) + "x" +
                                  std::to_string(h) + " r" + std::to_string(r) + suffix;
-        cases.push_back({name, f, 4, w, h, r, quick, method});
+        cases.push_back({name, f, channels, w, h, r, quick, method});
     };
     if (quick) {
         for (std::uint32_t r : {1u, 8u, 32u})
             add(kRgba8, "rgba8", 256, 256, r);
         add(kRgba8, "rgba8", 256, 256, 64, M::Decimated);
+        add(kR32f, "r32f", 256, 256, 8);
         return cases;
     }
-    const std::pair<Format, const char *> formats[] = {{kRgba8, "rgba8"}, {kRgba16f, "rgba16f"}};
+    const std::pair<Format, const char *> formats[] = {
+        {kRgba8, "rgba8"}, {kRgba16f, "rgba16f"}, {kR32f, "r32f"}};
     const VkExtent2D sizes[] = {{3840, 2160}, {1920, 1080}};
     for (const auto &[format, label] : formats) {
         for (const VkExtent2D &size : sizes) {
@@ -624,8 +634,8 @@ class Runner {
     Kernel
         m_chainDepthCopy; // a depth image's level 0 into an R32F pyramid's, before m_chainR32fMin
     Kernel m_chainB10g11r11;
-    Kernel m_blur2[2][2]; // blur2.comp: [RGBA8, RGBA16F][horizontal, vertical]
-    Kernel m_imageCopy[2]; // image_copy.comp: RGBA8, RGBA16F
+    Kernel m_blur2[3][2];  // blur2.comp: [RGBA8, RGBA16F, R32F][horizontal, vertical]
+    Kernel m_imageCopy[3]; // image_copy.comp: RGBA8, RGBA16F, R32F
     Kernel m_fma;
     Buffer m_evictSrc, m_evictDst;
     VkQueryPool m_queries = VK_NULL_HANDLE;
@@ -677,9 +687,15 @@ Runner::Runner(Gpu &gpu, const Options &options) : m_gpu(gpu), m_options(options
                                  {kSampled, kStorage}, sizeof(Blur2Push), "blur2");
     m_blur2[1][1] = createKernel(gpu, bench_blur2_rgba16f_y, sizeof(bench_blur2_rgba16f_y),
                                  {kSampled, kStorage}, sizeof(Blur2Push), "blur2");
+    m_blur2[2][0] = createKernel(gpu, bench_blur2_r32f_x, sizeof(bench_blur2_r32f_x),
+                                 {kSampled, kStorage}, sizeof(Blur2Push), "blur2");
+    m_blur2[2][1] = createKernel(gpu, bench_blur2_r32f_y, sizeof(bench_blur2_r32f_y),
+                                 {kSampled, kStorage}, sizeof(Blur2Push), "blur2");
     m_imageCopy[0] = createKernel(gpu, bench_image_copy_rgba8, sizeof(bench_image_copy_rgba8),
                                   {kSampled, kStorage}, 8, "image copy");
     m_imageCopy[1] = createKernel(gpu, bench_image_copy_rgba16f, sizeof(bench_image_copy_rgba16f),
+                                  {kSampled, kStorage}, 8, "image copy");
+    m_imageCopy[2] = createKernel(gpu, bench_image_copy_r32f, sizeof(bench_image_copy_r32f),
                                   {kSampled, kStorage}, 8, "image copy");
     m_fma =
         createKernel(gpu, bench_fma_rate, sizeof(bench_fma_rate), {kBuf}, sizeof(FmaPush), "fma");
@@ -710,12 +726,12 @@ Runner::~Runner() {
     destroyBuffer(m_gpu, m_evictDst);
     if (m_queries)
         vkDestroyQueryPool(m_gpu.device, m_queries, nullptr);
-    for (Kernel *k :
-         {&m_copy,         &m_stream,       &m_fill[0],        &m_fill[1],        &m_fill[2],
-          &m_fill[3],      &m_keys,         &m_chainRgba8,     &m_chainSrgb8,     &m_chainRgba16f,
-          &m_chainR32fAvg, &m_chainR32fMin, &m_chainDepthCopy, &m_chainB10g11r11, &m_blur2[0][0],
-          &m_blur2[0][1],  &m_blur2[1][0],  &m_blur2[1][1],    &m_imageCopy[0],   &m_imageCopy[1],
-          &m_fma}) {
+    for (Kernel *k : {&m_copy,           &m_stream,         &m_fill[0],      &m_fill[1],
+                      &m_fill[2],        &m_fill[3],        &m_keys,         &m_chainRgba8,
+                      &m_chainSrgb8,     &m_chainRgba16f,   &m_chainR32fAvg, &m_chainR32fMin,
+                      &m_chainDepthCopy, &m_chainB10g11r11, &m_blur2[0][0],  &m_blur2[0][1],
+                      &m_blur2[1][0],    &m_blur2[1][1],    &m_imageCopy[0], &m_imageCopy[1],
+                      &m_blur2[2][0],    &m_blur2[2][1],    &m_imageCopy[2], &m_fma}) {
         destroyKernel(m_gpu, *k);
     }
 }
@@ -1606,7 +1622,7 @@ Timing Runner::measureTwoPass(const BlurCase &c, const TestImage &src, const Tes
         na.note = "n/a";
         return na;
     }
-    const Kernel(&passes)[2] = m_blur2[c.format.fill == Fill::Rgba16f ? 1 : 0];
+    const Kernel(&passes)[2] = m_blur2[blurKernelIndex(c.format)];
     const float sigma = c.sigma();
     const Blur2Push push{c.radius,
                          static_cast<float>(-1.0 / (2.0 * double(sigma) * double(sigma))),
@@ -1640,7 +1656,7 @@ Timing Runner::measureImageCopy(const BlurCase &c, const TestImage &src, const T
         na.note = "n/a";
         return na;
     }
-    const Kernel &k = m_imageCopy[c.format.fill == Fill::Rgba16f ? 1 : 0];
+    const Kernel &k = m_imageCopy[blurKernelIndex(c.format)];
     const std::int32_t size[2] = {static_cast<std::int32_t>(c.width), static_cast<std::int32_t>(c.height)};
     Method m;
     m.prologue = [&](VkCommandBuffer cmd) { heat(cmd); };

@@ -32,6 +32,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace {
@@ -267,15 +268,18 @@ bool deviceCanBlur(VkFormat format, std::string *why) {
 }
 
 // Blurrers are cached per format (and whether they have the moments form's pipelines, which
-// vkfx::detail::blurMomentsOverride decides at creation) for the whole process (pipeline creation
+// vkfx::detail::blurMomentsOverride decides at creation, and the vendor whose tile shapes
+// vkfx::detail::blurTileVendorOverride makes them take) for the whole process (pipeline creation
 // is slow on lavapipe).
 const vkfx::Blurrer *cachedBlurrer(VkFormat format) {
+    using Key = std::tuple<VkFormat, bool, std::uint32_t>;
     static auto *cache = [] {
-        auto *m = new std::map<std::pair<VkFormat, bool>, std::unique_ptr<vkfx::Blurrer>>;
+        auto *m = new std::map<Key, std::unique_ptr<vkfx::Blurrer>>;
         ctx().atShutdown([m] { m->clear(); });
         return m;
     }();
-    const std::pair<VkFormat, bool> key{format, vkfx::detail::blurMoments(ctx().vkfx.properties().deviceType)};
+    const Key key{format, vkfx::detail::blurMoments(ctx().vkfx.properties().deviceType),
+                  vkfx::detail::blurTileVendorOverride};
     auto it = cache->find(key);
     if (it != cache->end())
         return it->second.get();
@@ -625,29 +629,42 @@ TEST_P(BlurSigmas, RandomAndHotPixelsMatchReference) {
 INSTANTIATE_TEST_SUITE_P(, BlurSigmas, ::testing::Values(0.3f, 0.5f, 1.0f, 1.6f, 2.8f, 4.0f, 7.5f, 16.0f, 32.0f),
                          sigmaName);
 
-// The same radius on both axes, up to 13 (8-bit RGBA / BGRA), 11 (RGBA16F) or 2, takes the Tile
-// method (up to radius 2 tiles of 32 x 24 for 8-bit RGBA / BGRA, 32 x 16 for RGBA16F, 64 x 16 for
-// the others; 32 x 32, 32 x 24 or 32 x 16 above) where the device's
-// shared memory holds one: every format, every border, sizes below, at and across tile edges,
-// different sigmas per axis, boxes, a region at odd offsets and layers, several tiles per
-// workgroup. Each radius is a pipeline (seconds to compile on lavapipe): above radius 2 the four
-// 8-bit formats take every other radius each, so that every radius runs once through a UNORM and
-// once through an sRGB format, once as RGBA and once as BGRA.
+// The tile shapes blurTileShape picks for a vendor, whatever the device's (lavapipe takes the
+// tiles of NVIDIA GPUs).
+struct VendorForced {
+    explicit VendorForced(std::uint32_t vendorID) {
+        vkfx::detail::blurTileVendorOverride = vendorID;
+    }
+    ~VendorForced() { vkfx::detail::blurTileVendorOverride = 0; }
+};
+
+// The same radius on both axes, up to 13 (8-bit RGBA / BGRA, one channel), 11 (RGBA16F) or 2
+// (RGBA32F), takes the Tile method (up to radius 2 tiles of 32 x 24 for 8-bit RGBA / BGRA, 32 x 16
+// for RGBA16F, 64 x 16 for the others; 32 x 32, 32 x 24 or 32 x 16 above, and the shapes NVIDIA
+// GPUs take, forced) where the device's shared memory holds one: every format, every border, sizes
+// below, at and across tile edges, different sigmas per axis, boxes, a region at odd offsets and
+// layers, several tiles per workgroup. Each radius is a pipeline (seconds to compile on lavapipe):
+// above radius 2 the four 8-bit formats take every other radius each, so that every radius runs
+// once through a UNORM and once through an sRGB format, once as RGBA and once as BGRA.
 TEST_F(BlurTest, TileMethodRadiiMatchReference) {
     const VkExtent2D sizes[] = {{1, 1}, {1, 37}, {37, 1}, {7, 5}, {64, 16}, {65, 17}, {130, 47}, {211, 133}};
     std::uint64_t seed = 300;
     for (std::size_t f = 0; f < blurFormats().size(); ++f) {
         const VkFormat format = blurFormats()[f];
-        const std::uint32_t maxRadius = formatInfo(format).bytesPerTexel == 4 && formatInfo(format).channels == 4 ? 13u
-                                        : format == VK_FORMAT_R16G16B16A16_SFLOAT                             ? 11u
-                                                                                                              : 2u;
+        const std::uint32_t channels = formatInfo(format).channels;
+        const std::uint32_t maxRadius =
+            (formatInfo(format).bytesPerTexel == 4 && channels == 4) || channels == 1 ? 13u
+            : format == VK_FORMAT_R16G16B16A16_SFLOAT                                 ? 11u
+                                                                                      : 2u;
         const vkfx::detail::BlurFormat *fmt = vkfx::detail::findBlurFormat(format);
         ASSERT_NE(fmt, nullptr);
         ASSERT_TRUE(f >= 4 || maxRadius == 13u)
             << "blurFormats() should begin with the four 8-bit RGBA / BGRA formats";
         for (std::uint32_t r = 1; r <= maxRadius; ++r) {
             // Radii whose tile does not fit this device's shared memory walk (other tests).
-            if (r > 2 && vkfx::detail::blurTileShape(*fmt, r, ctx().limits().maxComputeSharedMemorySize).width == 0)
+            const std::uint32_t shared = ctx().limits().maxComputeSharedMemorySize;
+            if (r > 2 &&
+                vkfx::detail::blurTileShape(*fmt, r, shared, ctx().properties.vendorID).width == 0)
                 break;
             // blurFormats() begins RGBA8 UNORM, RGBA8 sRGB, BGRA8 UNORM, BGRA8 sRGB.
             if (r > 2 && f < 4 && (r + (f & 1) + (f >> 1)) % 2 != 0)
@@ -697,6 +714,30 @@ TEST_F(BlurTest, TileMethodRadiiMatchReference) {
                  .border = BlurBorder::Mirror, .content = BlurCase::Content::HotPixels, .seed = seed++});
         if (stopped())
             return;
+    }
+    // 8-bit tiles as NVIDIA GPUs take them (detail::blurTileHeightNvidia8Bit), on any device: 32 x
+    // 24 at radius 5 (two layers: two per workgroup) and 32 x 16 at radius 8 (two per workgroup),
+    // the last tile of each column partial.
+    {
+        const VendorForced nvidia(0x10DE);
+        for (std::uint32_t r : {5u, 8u}) {
+            const vkfx::detail::BlurTileShape shape =
+                vkfx::detail::blurTileShape(*vkfx::detail::findBlurFormat(VK_FORMAT_B8G8R8A8_UNORM),
+                                            r, ctx().limits().maxComputeSharedMemorySize, 0);
+            ASSERT_EQ(shape.height, r == 5 ? 24u : 16u) << "radius " << r;
+            runCase({.format = r == 5 ? VK_FORMAT_R8G8B8A8_UNORM : VK_FORMAT_B8G8R8A8_UNORM,
+                     .extent = {1100, 990},
+                     .layers = r == 5 ? 2u : 1u,
+                     .sigmaX = float(r) / 3.0f,
+                     .sigmaY = 1.2f * float(r) / 3.0f,
+                     .radiusX = r,
+                     .radiusY = r,
+                     .border = r == 5 ? BlurBorder::Wrap : BlurBorder::ClampToEdge,
+                     .content = r == 5 ? BlurCase::Content::Random : BlurCase::Content::HotPixels,
+                     .seed = seed++});
+            if (stopped())
+                return;
+        }
     }
     for (VkFormat format : {VK_FORMAT_R8G8B8A8_SRGB, VK_FORMAT_R16G16B16A16_SFLOAT}) {
         runCase({.format = format, .extent = {150, 70}, .dstExtent = {90, 60}, .layers = 2,
@@ -1569,12 +1610,15 @@ TEST(BlurHelpers, TilesPerWorkgroupByFormatAndSize) {
 
 // The Tile method's tile (detail::blurTileShape): up to radius 2, 32 x 24 for 8-bit RGBA / BGRA,
 // 32 x 16 for RGBA16F, 64 x 16 for the others; above, 32 columns by the most of 32, 24 and 16 rows
-// under 23.5 KiB; none past a format's largest Tile radius or where nothing fits.
+// under 23.5 KiB; none past a format's largest Tile radius (13 for 8-bit RGBA / BGRA and one
+// channel, 11 for RGBA16F, 2 for RGBA32F) or where nothing fits.
 TEST(BlurHelpers, TileShapeByFormatAndRadius) {
     using vkfx::detail::blurTileShape;
     using vkfx::detail::findBlurFormat;
-    auto shape = [](VkFormat format, std::uint32_t radius, std::uint32_t sharedBytes = 48 * 1024) {
-        const vkfx::detail::BlurTileShape s = blurTileShape(*findBlurFormat(format), radius, sharedBytes);
+    auto shape = [](VkFormat format, std::uint32_t radius, std::uint32_t sharedBytes = 48 * 1024,
+                    std::uint32_t vendorID = 0x1002) {
+        const vkfx::detail::BlurTileShape s =
+            blurTileShape(*findBlurFormat(format), radius, sharedBytes, vendorID);
         return std::to_string(s.width) + "x" + std::to_string(s.height);
     };
     EXPECT_EQ(shape(VK_FORMAT_R8G8B8A8_UNORM, 1), "32x24");
@@ -1585,8 +1629,29 @@ TEST(BlurHelpers, TileShapeByFormatAndRadius) {
     EXPECT_EQ(shape(VK_FORMAT_R8G8B8A8_UNORM, 4), "32x32");  // 40 x 40 x 8 bytes
     EXPECT_EQ(shape(VK_FORMAT_R16G16B16A16_SFLOAT, 4), "32x24"); // 41 x 32 x 16 bytes (padded)
     EXPECT_EQ(shape(VK_FORMAT_R8G8B8A8_UNORM, 14), "0x0");
-    EXPECT_EQ(shape(VK_FORMAT_R32_SFLOAT, 3), "0x0");
+    EXPECT_EQ(shape(VK_FORMAT_R32_SFLOAT, 3), "32x32"); // 38 x 38 x 4 bytes
+    EXPECT_EQ(shape(VK_FORMAT_R8_UNORM, 13), "32x32");  // 58 x 58 x 4 bytes
+    EXPECT_EQ(shape(VK_FORMAT_R32_SFLOAT, 14), "0x0");
+    EXPECT_EQ(shape(VK_FORMAT_R32G32B32A32_SFLOAT, 3), "0x0");
     EXPECT_EQ(shape(VK_FORMAT_R16G16B16A16_SFLOAT, 1, 4 * 1024), "0x0");
+    // NVIDIA (blurTileHeightNvidia8Bit): 8-bit RGBA / BGRA by radius, the other formats as above.
+    constexpr std::uint32_t nv = 0x10DE;
+    const char *nvidia8Bit[] = {"32x24", "32x24", "32x32", "32x24", "32x24", "32x32", "32x16",
+                                "32x16", "32x32", "32x32", "32x32", "32x24", "32x24"};
+    for (std::uint32_t r = 1; r <= 13; ++r) {
+        EXPECT_EQ(shape(VK_FORMAT_R8G8B8A8_UNORM, r, 48 * 1024, nv), nvidia8Bit[r - 1])
+            << "radius " << r;
+        EXPECT_EQ(shape(VK_FORMAT_B8G8R8A8_SRGB, r, 48 * 1024, nv), nvidia8Bit[r - 1])
+            << "radius " << r;
+    }
+    EXPECT_EQ(shape(VK_FORMAT_R8G8B8A8_UNORM, 14, 48 * 1024, nv), "0x0");
+    EXPECT_EQ(shape(VK_FORMAT_R16G16B16A16_SFLOAT, 4, 48 * 1024, nv), "32x24");
+    EXPECT_EQ(shape(VK_FORMAT_R16G16B16A16_SFLOAT, 8, 48 * 1024, nv), "32x32");
+    // Where the NVIDIA tile does not fit the shared memory, the rule's: radius 8's 32 x 16 (48 x
+    // 32 x 8 bytes) does not fit 12,000 bytes, nor does any other; radius 4's 32 x 24 (40 x 32 x
+    // 8) does not fit 10,000, 32 x 16 does.
+    EXPECT_EQ(shape(VK_FORMAT_R8G8B8A8_UNORM, 8, 12000, nv), "0x0");
+    EXPECT_EQ(shape(VK_FORMAT_R8G8B8A8_UNORM, 4, 10000, nv), "32x16");
 }
 
 } // namespace

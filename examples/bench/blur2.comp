@@ -11,7 +11,7 @@
 // that neighbouring invocations share).
 //
 // Variants (exactly one VKFX_BENCH_FMT_*, and VKFX_BENCH_AXIS 0 or 1):
-//   VKFX_BENCH_FMT_RGBA8 / _RGBA16F  the storage view's format (and so the intermediate's)
+//   VKFX_BENCH_FMT_RGBA8 / _RGBA16F / _R32F  the storage view's format (and so the intermediate's)
 //   VKFX_BENCH_AXIS=0   horizontal taps; VKFX_BENCH_AXIS=1: vertical taps
 #extension GL_EXT_samplerless_texture_functions : require
 
@@ -19,6 +19,8 @@
 #define DST_FORMAT rgba8
 #elif defined(VKFX_BENCH_FMT_RGBA16F)
 #define DST_FORMAT rgba16f
+#elif defined(VKFX_BENCH_FMT_R32F)
+#define DST_FORMAT r32f
 #else
 #error "define one VKFX_BENCH_FMT_*"
 #endif

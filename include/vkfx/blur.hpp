@@ -33,12 +33,13 @@
 // into a ring of rows in shared memory and writes output rows blurred vertically out of the ring,
 // so each source texel is read about once and the horizontal result never goes to memory. The
 // strip width and the rows per step follow from the radii and the device's shared memory.
-// Where both radii are the same, up to 13 for 8-bit RGBA and BGRA formats, 11 for
-// R16G16B16A16_SFLOAT and 2 for the others (where the tile fits the device's shared memory), a
-// workgroup instead blurs tiles of 32 columns by 24 (8-bit RGBA / BGRA) or 16 (RGBA16F) rows, or of
-// 64x16 outputs (other formats), at radii 1 and 2, or 32 columns by 32, 24 or 16 rows above (the
-// most that keep the tile under 23.5 KiB of shared memory, else 32), up to 8 (8-bit: 4) one
-// below the other (each tile's source texels and halo staged at once, the next tile's loaded
+// Where both radii are the same, up to 13 for 8-bit RGBA and BGRA formats and one-channel ones, 11
+// for R16G16B16A16_SFLOAT and 2 for R32G32B32A32_SFLOAT (where the tile fits the device's shared
+// memory), a workgroup instead blurs tiles of 32 columns by 24 (8-bit RGBA / BGRA) or 16 (RGBA16F)
+// rows, or of 64x16 outputs (other formats), at radii 1 and 2, or 32 columns by 32, 24 or 16 rows
+// above (the most that keep the tile under 23.5 KiB of shared memory, else 32; on NVIDIA GPUs 8-bit
+// RGBA / BGRA tiles take 24 rows at radii 4, 5, 12 and 13 and 16 at 7 and 8), up to 8 (8-bit: 4)
+// one below the other (each tile's source texels and halo staged at once, the next tile's loaded
 // while this one is filtered, each row's horizontal results written over its source texels; the
 // halo texels are read again by the neighbouring tiles, mostly from the L2 cache).
 // Cost: one read of the region (plus halos) and one write; 2 (2r + 1) multiply-adds per channel
@@ -89,8 +90,9 @@ enum class BlurMethod : std::uint32_t {
     Auto = 0,
     // Every output from its (2 rx + 1)(2 ry + 1) taps, in one dispatch (radius up to kMaxRadius):
     // workgroups walk strips of columns, or, where both radii are the same and small (up to 13
-    // for 8-bit RGBA and BGRA, 11 for R16G16B16A16_SFLOAT, 2 for the others), blur tiles of 32 x
-    // 32, 24 or 16 outputs, or 64x16 (faster there on an H200 and an H100).
+    // for 8-bit RGBA and BGRA and one-channel formats, 11 for R16G16B16A16_SFLOAT, 2 for
+    // R32G32B32A32_SFLOAT), blur tiles of 32 x 32, 24 or 16 outputs, or 64x16 (faster there on
+    // an H200 and an H100).
     Direct = 1,
     // Gaussian only: the blur computed exactly on a grid of points about sigma / 3 apart and each
     // output interpolated from the 4x4 grid points around it (cubic Lagrange), in three

@@ -353,16 +353,44 @@ inline bool blurTilePadded(const BlurFormat& fmt, std::uint32_t radius, BlurTile
 // 254.0 (the walk from there); RGBA16F r = 1 153.7 / 46.2 against 103.6 / 33.2, r = 5 295.8 /
 // 99.2 against 150.2, r = 7 376.7 / 111.8 against 175.6 / 55.5, r = 10 430.1 / 124.0 against
 // 221.6 / 69.1; r = 11 (since the horizontal results are written over the staged texels; above 11
-// a 32 x 32 tile does not fit 48 KiB) 370.2 / 99.7 against 204.7 / 62.9. Other formats: radii 1
-// and 2 (not timed).
+// a 32 x 32 tile does not fit 48 KiB) 370.2 / 99.7 against 204.7 / 62.9. One-channel formats
+// (R32_SFLOAT, R8_UNORM: fp32 slots, 32 x 32 tiles of 5.8-13.5 KiB above radius 2) up to the
+// largest radius with a pipeline, 13: R32F, H200, 2026-11-29T14:00Z, two rounds within 3%, walk
+// against tile, r = 3 83.7 / 32.2 against 37.0 / 13.8, r = 4 87.9 / 33.7 against 37.9 / 14.1, r = 6
+// 94.8 / 33.8 against 44.4 / 15.7, r = 8 102.4 / 38.2 against 50.2 / 17.1, r = 10 114.4 / 38.3
+// against 62.6 / 20.4, r = 13 131.6 / 42.8 against 84.2 / 26.9 (docs/blur-performance.md v43; R8
+// was not timed: the same slots and tiles). RGBA32F: radii 1 and 2 (not timed).
 inline std::uint32_t blurTileMaxRadius(const BlurFormat& fmt)
 {
     if (fmt.slotBytes == 8) return 13u; // 8-bit RGBA / BGRA (packed halves)
+    if (fmt.channels == 1) return 13u;
     return fmt.format == VK_FORMAT_R16G16B16A16_SFLOAT ? 11u : 2u;
 }
 // The shared memory per workgroup of 256 above which the Tile method slows down by 35-50% on an
 // H200 (docs/blur-performance.md, v21): the SM's L1 cache then keeps 28 KiB instead of 60.
 constexpr std::uint32_t kBlurTileCliffBytes = 23u * 1024u + 512u;
+// The rows of an 8-bit RGBA / BGRA tile above radius 2 on NVIDIA GPUs. A shorter tile stages fewer
+// texels per invocation, so its kernel can take fewer registers and fit more workgroups of 256 on
+// an SM (4 up to 64 registers, 3 up to 80, 2 up to 128), against more halo rows filtered per
+// output. Driver 580.159.04, `--pipeline-stats`, registers at 32 / 24 / 16 rows: r = 3 64 / 60 /
+// 61, r = 4 80 / 64 / 63, r = 5 80 / 64 / 60, r = 6 80 / 80 / 64, r = 7 114 / 80 / 64, r = 8 112 /
+// 80 / 64, r = 9 123 / 116 / 80, r = 10 127 / 118 / 80, r = 11 128 / 125 / 120. H200, vkfx-bench
+// --radii, 2026-11-29T13:38Z, two rounds within 0.5%, median us, 3840x2160 / 1920x1080, 32 / 24 /
+// 16 rows: r = 3 57.2 / 57.6 / 64.7 and 19.6 / 20.2 / 22.0, r = 4 68.7 / 64.6 / 69.1 and 22.9 /
+// 22.1 / 23.4, r = 5 81.8 / 78.2 / 87.2 and 26.2 / 26.0 / 28.9, r = 6 87.7 / 96.8 / 96.6 and 27.8 /
+// 31.2 / 31.2, r = 7 109.1 / 110.8 / 105.0 and 33.9 / 34.4 / 33.6, r = 8 115.3 / 119.5 / 111.4 and
+// 35.5 / 36.8 / 35.3, r = 9 138.3 / 153.5 / 155.9, r = 10 142.7 / 162.7 / 165.3, r = 11 164.8 /
+// 178.8 / 218.8, r = 12 223.9 / 189.7 / 227.4, r = 13 237.2 / 221.8 / 247.1 (docs/blur-
+// performance.md v42). Other GPUs keep the rule below, which picks 32 rows up to radius 11.
+inline std::uint32_t blurTileHeightNvidia8Bit(std::uint32_t radius)
+{
+    if (radius == 4 || radius == 5 || radius >= 12) return 24u;
+    if (radius == 7 || radius == 8) return 16u;
+    return 32u;
+}
+// Tests only (not thread-safe): a vendor ID blurTileShape takes instead of the device's; 0: the
+// device's.
+inline std::uint32_t blurTileVendorOverride = 0;
 // The tile up to radius 2: 32 columns by 24 rows for 8-bit RGBA / BGRA (staged as packed
 // halves), by 16 rows for R16G16B16A16_SFLOAT, 64 x 16 for the other formats (not timed). H100
 // (2026-11-27, two rounds within 1%; the tile counts of blurTilesPerGroup), median us, 64 x 16 /
@@ -386,11 +414,20 @@ inline BlurTileShape blurSmallRadiusTile(const BlurFormat& fmt)
 // rule's shape in brackets): RGBA8 3840x2160 r = 3 (32 x 32) 57.7 / 65.3 / 58.2 / 57.8, r = 4
 // (32 x 32) 69.4 / 69.5 / 65.2 / 69.3; RGBA16F r = 3 (32 x 24) 79.6 / 84.6 / 81.2 / 79.6, r = 4
 // (32 x 24) 83.8 / 87.9 / 83.9 / 109.9.
-inline BlurTileShape blurTileShape(const BlurFormat& fmt, std::uint32_t radius, std::uint32_t sharedBytes)
+// On NVIDIA GPUs (`vendorID` 0x10DE) 8-bit RGBA / BGRA take blurTileHeightNvidia8Bit's rows
+// first, where they fit.
+inline BlurTileShape blurTileShape(const BlurFormat& fmt, std::uint32_t radius, std::uint32_t sharedBytes,
+                                   std::uint32_t vendorID)
 {
     if (radius < 1 || radius > blurTileMaxRadius(fmt)) return {};
     if (radius > 2) {
         const bool padded = blurPadsRows(fmt);
+        if (blurTileVendorOverride != 0) vendorID = blurTileVendorOverride;
+        if (vendorID == 0x10DEu && fmt.slotBytes == 8) {
+            const BlurTileShape shape{32, blurTileHeightNvidia8Bit(radius)};
+            const std::uint32_t bytes = blurTileBytes(fmt, radius, shape, padded);
+            if (bytes <= kBlurTileCliffBytes && bytes <= sharedBytes) return shape;
+        }
         for (std::uint32_t height : {32u, 24u, 16u}) {
             const BlurTileShape shape{32, height};
             const std::uint32_t bytes = blurTileBytes(fmt, radius, shape, padded);
@@ -688,7 +725,8 @@ inline VkResult Blurrer::create(const Device& device, const BlurrerCreateInfo& i
                                                          {4, offsetof(TileSpec, padded), sizeof(VkBool32)}};
         const VkSpecializationInfo tileSpecInfo{5, tileEntries, sizeof(TileSpec), &tileSpec};
         for (std::uint32_t radius = 1; radius <= kTileMaxRadius; ++radius) {
-            const detail::BlurTileShape shape = detail::blurTileShape(*fmt, radius, sharedBytes);
+            const detail::BlurTileShape shape =
+                detail::blurTileShape(*fmt, radius, sharedBytes, device.properties().vendorID);
             if (shape.width == 0) continue; // (a device with less shared memory: the walk)
             tileSpec.radius = radius;
             tileSpec.height = shape.height;
@@ -919,7 +957,8 @@ inline VkResult Blurrer::plan(const BlurInfo& info, const char* fn, bool withScr
         if (tile) {
             // The shape create() built the pipeline with (the same format and shared memory).
             const detail::BlurFormat& fmt = *detail::findBlurFormat(m_info.format);
-            const detail::BlurTileShape shape = detail::blurTileShape(fmt, tileRadius, limits.maxComputeSharedMemorySize);
+            const detail::BlurTileShape shape =
+                detail::blurTileShape(fmt, tileRadius, limits.maxComputeSharedMemorySize, dev.properties().vendorID);
             p.pipeline = tile;
             p.layout.strip = shape.width;
             p.layout.rows = shape.height;
