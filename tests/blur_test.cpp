@@ -638,7 +638,7 @@ struct VendorForced {
     ~VendorForced() { vkfx::detail::blurTileVendorOverride = 0; }
 };
 
-// The same radius on both axes, up to 13 (8-bit RGBA / BGRA, one channel), 11 (RGBA16F) or 2
+// The same radius on both axes, up to 13 (8-bit RGBA / BGRA), 22 (one channel), 11 (RGBA16F) or 2
 // (RGBA32F), takes the Tile method (up to radius 2 tiles of 32 x 24 for 8-bit RGBA / BGRA, 32 x 16
 // for RGBA16F, 64 x 16 for the others; 32 x 32, 32 x 24 or 32 x 16 above, and the shapes NVIDIA
 // GPUs take, forced) where the device's shared memory holds one: every format, every border, sizes
@@ -652,10 +652,11 @@ TEST_F(BlurTest, TileMethodRadiiMatchReference) {
     for (std::size_t f = 0; f < blurFormats().size(); ++f) {
         const VkFormat format = blurFormats()[f];
         const std::uint32_t channels = formatInfo(format).channels;
-        const std::uint32_t maxRadius =
-            (formatInfo(format).bytesPerTexel == 4 && channels == 4) || channels == 1 ? 13u
-            : format == VK_FORMAT_R16G16B16A16_SFLOAT                                 ? 11u
-                                                                                      : 2u;
+        const std::uint32_t maxRadius = channels == 1 ? 22u
+                                        : formatInfo(format).bytesPerTexel == 4 && channels == 4
+                                            ? 13u
+                                        : format == VK_FORMAT_R16G16B16A16_SFLOAT ? 11u
+                                                                                  : 2u;
         const vkfx::detail::BlurFormat *fmt = vkfx::detail::findBlurFormat(format);
         ASSERT_NE(fmt, nullptr);
         ASSERT_TRUE(f >= 4 || maxRadius == 13u)
@@ -1610,7 +1611,7 @@ TEST(BlurHelpers, TilesPerWorkgroupByFormatAndSize) {
 
 // The Tile method's tile (detail::blurTileShape): up to radius 2, 32 x 24 for 8-bit RGBA / BGRA,
 // 32 x 16 for RGBA16F, 64 x 16 for the others; above, 32 columns by the most of 32, 24 and 16 rows
-// under 23.5 KiB; none past a format's largest Tile radius (13 for 8-bit RGBA / BGRA and one
+// under 23.5 KiB; none past a format's largest Tile radius (13 for 8-bit RGBA / BGRA, 22 for one
 // channel, 11 for RGBA16F, 2 for RGBA32F) or where nothing fits.
 TEST(BlurHelpers, TileShapeByFormatAndRadius) {
     using vkfx::detail::blurTileShape;
@@ -1630,8 +1631,8 @@ TEST(BlurHelpers, TileShapeByFormatAndRadius) {
     EXPECT_EQ(shape(VK_FORMAT_R16G16B16A16_SFLOAT, 4), "32x24"); // 41 x 32 x 16 bytes (padded)
     EXPECT_EQ(shape(VK_FORMAT_R8G8B8A8_UNORM, 14), "0x0");
     EXPECT_EQ(shape(VK_FORMAT_R32_SFLOAT, 3), "32x32"); // 38 x 38 x 4 bytes
-    EXPECT_EQ(shape(VK_FORMAT_R8_UNORM, 13), "32x32");  // 58 x 58 x 4 bytes
-    EXPECT_EQ(shape(VK_FORMAT_R32_SFLOAT, 14), "0x0");
+    EXPECT_EQ(shape(VK_FORMAT_R8_UNORM, 22), "32x32");  // 76 x 76 x 4 bytes
+    EXPECT_EQ(shape(VK_FORMAT_R32_SFLOAT, 23), "0x0");
     EXPECT_EQ(shape(VK_FORMAT_R32G32B32A32_SFLOAT, 3), "0x0");
     EXPECT_EQ(shape(VK_FORMAT_R16G16B16A16_SFLOAT, 1, 4 * 1024), "0x0");
     // NVIDIA (blurTileHeightNvidia8Bit): 8-bit RGBA / BGRA by radius, the other formats as above.

@@ -33,8 +33,8 @@
 // into a ring of rows in shared memory and writes output rows blurred vertically out of the ring,
 // so each source texel is read about once and the horizontal result never goes to memory. The
 // strip width and the rows per step follow from the radii and the device's shared memory.
-// Where both radii are the same, up to 13 for 8-bit RGBA and BGRA formats and one-channel ones, 11
-// for R16G16B16A16_SFLOAT and 2 for R32G32B32A32_SFLOAT (where the tile fits the device's shared
+// Where both radii are the same, up to 13 for 8-bit RGBA and BGRA formats, 22 for one-channel ones,
+// 11 for R16G16B16A16_SFLOAT and 2 for R32G32B32A32_SFLOAT (where the tile fits the device's shared
 // memory), a workgroup instead blurs tiles of 32 columns by 24 (8-bit RGBA / BGRA) or 16 (RGBA16F)
 // rows, or of 64x16 outputs (other formats), at radii 1 and 2, or 32 columns by 32, 24 or 16 rows
 // above (the most that keep the tile under 23.5 KiB of shared memory, else 32; on NVIDIA GPUs 8-bit
@@ -90,7 +90,7 @@ enum class BlurMethod : std::uint32_t {
     Auto = 0,
     // Every output from its (2 rx + 1)(2 ry + 1) taps, in one dispatch (radius up to kMaxRadius):
     // workgroups walk strips of columns, or, where both radii are the same and small (up to 13
-    // for 8-bit RGBA and BGRA and one-channel formats, 11 for R16G16B16A16_SFLOAT, 2 for
+    // for 8-bit RGBA and BGRA, 22 for one-channel formats, 11 for R16G16B16A16_SFLOAT, 2 for
     // R32G32B32A32_SFLOAT), blur tiles of 32 x 32, 24 or 16 outputs, or 64x16 (faster there on
     // an H200 and an H100).
     Direct = 1,
@@ -335,8 +335,9 @@ private:
     // One pipeline per shared-memory budget (16, 24, 48 KiB where the device has them): small
     // radii run fastest with little shared memory per workgroup, large ones need more.
     static constexpr std::uint32_t kBudgets = 3;
-    // Tile pipelines: one per radius 1 .. kTileMaxRadius (the most any format takes).
-    static constexpr std::uint32_t kTileMaxRadius = 13;
+    // Tile pipelines: one per radius 1 .. kTileMaxRadius (the most any format takes: one-channel
+    // formats; 13 for 8-bit RGBA / BGRA).
+    static constexpr std::uint32_t kTileMaxRadius = 22;
 
     const Device* m_device = nullptr;
     BlurrerCreateInfo m_info{};

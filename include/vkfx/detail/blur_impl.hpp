@@ -354,16 +354,19 @@ inline bool blurTilePadded(const BlurFormat& fmt, std::uint32_t radius, BlurTile
 // 99.2 against 150.2, r = 7 376.7 / 111.8 against 175.6 / 55.5, r = 10 430.1 / 124.0 against
 // 221.6 / 69.1; r = 11 (since the horizontal results are written over the staged texels; above 11
 // a 32 x 32 tile does not fit 48 KiB) 370.2 / 99.7 against 204.7 / 62.9. One-channel formats
-// (R32_SFLOAT, R8_UNORM: fp32 slots, 32 x 32 tiles of 5.8-13.5 KiB above radius 2) up to the
-// largest radius with a pipeline, 13: R32F, H200, 2026-11-29T14:00Z, two rounds within 3%, walk
-// against tile, r = 3 83.7 / 32.2 against 37.0 / 13.8, r = 4 87.9 / 33.7 against 37.9 / 14.1, r = 6
-// 94.8 / 33.8 against 44.4 / 15.7, r = 8 102.4 / 38.2 against 50.2 / 17.1, r = 10 114.4 / 38.3
-// against 62.6 / 20.4, r = 13 131.6 / 42.8 against 84.2 / 26.9 (docs/blur-performance.md v43; R8
-// was not timed: the same slots and tiles). RGBA32F: radii 1 and 2 (not timed).
+// (R32_SFLOAT, R8_UNORM: fp32 slots, 32 x 32 tiles of 5.8-22.6 KiB above radius 2) up to 22, the
+// largest radius whose 32 x 32 tile stays under kBlurTileCliffBytes: R32F, H200, two rounds within
+// 3%, walk against tile, 2026-11-29T13:55Z: r = 3 83.7 / 32.2 against 37.0 / 13.8, r = 4 87.9 /
+// 33.7 against 37.9 / 14.1, r = 6 94.8 / 33.8 against 44.4 / 15.7, r = 8 102.4 / 38.2 against 50.2
+// / 17.1, r = 10 114.4 / 38.3 against 62.6 / 20.4, r = 13 131.6 / 42.8 against 84.2 / 26.9;
+// 14:10Z: r = 14 141.8 / 48.0 against 88.6 / 27.6, r = 16 144.9 / 50.3 against 94.7 / 29.7, r = 18
+// 206.3 / 76.8 against 127.2 / 42.8, r = 20 216.1 / 76.0 against 137.8 / 47.2, r = 22 225.5 / 63.5
+// against 157.7 / 53.4 (docs/blur-performance.md v43; R8 was not timed: the same slots and tiles).
+// RGBA32F: radii 1 and 2 (not timed).
 inline std::uint32_t blurTileMaxRadius(const BlurFormat& fmt)
 {
     if (fmt.slotBytes == 8) return 13u; // 8-bit RGBA / BGRA (packed halves)
-    if (fmt.channels == 1) return 13u;
+    if (fmt.channels == 1) return 22u;
     return fmt.format == VK_FORMAT_R16G16B16A16_SFLOAT ? 11u : 2u;
 }
 // The shared memory per workgroup of 256 above which the Tile method slows down by 35-50% on an
@@ -375,7 +378,7 @@ constexpr std::uint32_t kBlurTileCliffBytes = 23u * 1024u + 512u;
 // output. Driver 580.159.04, `--pipeline-stats`, registers at 32 / 24 / 16 rows: r = 3 64 / 60 /
 // 61, r = 4 80 / 64 / 63, r = 5 80 / 64 / 60, r = 6 80 / 80 / 64, r = 7 114 / 80 / 64, r = 8 112 /
 // 80 / 64, r = 9 123 / 116 / 80, r = 10 127 / 118 / 80, r = 11 128 / 125 / 120. H200, vkfx-bench
-// --radii, 2026-11-29T13:38Z, two rounds within 0.5%, median us, 3840x2160 / 1920x1080, 32 / 24 /
+// --radii, 2026-11-29T13:34Z, two rounds within 0.5%, median us, 3840x2160 / 1920x1080, 32 / 24 /
 // 16 rows: r = 3 57.2 / 57.6 / 64.7 and 19.6 / 20.2 / 22.0, r = 4 68.7 / 64.6 / 69.1 and 22.9 /
 // 22.1 / 23.4, r = 5 81.8 / 78.2 / 87.2 and 26.2 / 26.0 / 28.9, r = 6 87.7 / 96.8 / 96.6 and 27.8 /
 // 31.2 / 31.2, r = 7 109.1 / 110.8 / 105.0 and 33.9 / 34.4 / 33.6, r = 8 115.3 / 119.5 / 111.4 and
