@@ -740,6 +740,23 @@ TEST_F(BlurTest, TileMethodRadiiMatchReference) {
                 return;
         }
     }
+    // One-channel tiles at the largest radii (76 x 76 staged texels, three rounds of the horizontal
+    // pass), several a workgroup, interior tiles and border ones: R32F at 20 (two layers), R8
+    // at 22.
+    for (std::uint32_t r : {20u, 22u}) {
+        runCase({.format = r == 20 ? VK_FORMAT_R32_SFLOAT : VK_FORMAT_R8_UNORM,
+                 .extent = {1100, 990},
+                 .layers = r == 20 ? 2u : 1u,
+                 .sigmaX = float(r) / 3.0f,
+                 .sigmaY = 0.9f * float(r) / 3.0f,
+                 .radiusX = r,
+                 .radiusY = r,
+                 .border = r == 20 ? BlurBorder::Mirror : BlurBorder::Constant,
+                 .content = r == 20 ? BlurCase::Content::Random : BlurCase::Content::HotPixels,
+                 .seed = seed++});
+        if (stopped())
+            return;
+    }
     for (VkFormat format : {VK_FORMAT_R8G8B8A8_SRGB, VK_FORMAT_R16G16B16A16_SFLOAT}) {
         runCase({.format = format, .extent = {150, 70}, .dstExtent = {90, 60}, .layers = 2,
                  .srcOffset = {5, 7}, .dstOffset = {3, 9}, .region = {67, 35}, .sigmaX = 0.8f,
@@ -1613,6 +1630,70 @@ TEST(BlurHelpers, TilesPerWorkgroupByFormatAndSize) {
 // 32 x 16 for RGBA16F, 64 x 16 for the others; above, 32 columns by the most of 32, 24 and 16 rows
 // under 23.5 KiB; none past a format's largest Tile radius (13 for 8-bit RGBA / BGRA, 22 for one
 // channel, 11 for RGBA16F, 2 for RGBA32F) or where nothing fits.
+// Blurrer::create builds a tile pipeline for every radius whose tile blurTileShape gives (none
+// left to the walk because the Blurrer holds fewer tile pipelines than a format's largest radius),
+// each specialized with that radius and shape: the pipelines DeviceCreateInfo::pipelineCallback
+// hears of with blur_tile.comp's five constants (sRGB, radius, rows, columns, padded).
+struct TilePipelineLog {
+    std::map<std::uint32_t, std::pair<std::uint32_t, std::uint32_t>>
+        shapes; // radius -> (columns, rows)
+};
+
+void tilePipelineCallback(VkPipeline, const char *, const VkSpecializationInfo *spec,
+                          void *userData) {
+    if (!spec || spec->mapEntryCount != 5 || !spec->pData)
+        return;
+    std::uint32_t v[5] = {};
+    for (std::uint32_t i = 0; i < 5; ++i) {
+        const VkSpecializationMapEntry &e = spec->pMapEntries[i];
+        if (e.constantID < 5 && e.size == sizeof(std::uint32_t))
+            std::memcpy(&v[e.constantID], static_cast<const char *>(spec->pData) + e.offset,
+                        sizeof(std::uint32_t));
+    }
+    static_cast<TilePipelineLog *>(userData)->shapes[v[1]] = {v[3], v[2]};
+}
+
+TEST_F(BlurTest, EveryRadiusWithATileHasATilePipeline) {
+    for (VkFormat format : {VK_FORMAT_R32_SFLOAT, VK_FORMAT_R8G8B8A8_UNORM}) {
+        std::string why;
+        if (!deviceCanBlur(format, &why)) {
+            GTEST_SKIP() << why;
+        }
+        TilePipelineLog log;
+        vkfx::DeviceCreateInfo info;
+        info.instance = ctx().instance;
+        info.physicalDevice = ctx().physicalDevice;
+        info.device = ctx().device;
+        info.getInstanceProcAddr = vkGetInstanceProcAddr;
+        info.pipelineCallback = tilePipelineCallback;
+        info.pipelineUserData = &log;
+        vkfx::Device device;
+        ASSERT_EQ(vkfx::Device::create(info, &device), VK_SUCCESS) << vkfx::lastError();
+        vkfx::Blurrer blur;
+        ASSERT_EQ(vkfx::Blurrer::create(device, {.format = format}, &blur), VK_SUCCESS)
+            << vkfx::lastError();
+        const vkfx::detail::BlurFormat &fmt = *vkfx::detail::findBlurFormat(format);
+        std::uint32_t tiled = 0;
+        for (std::uint32_t r = 1; r <= 64; ++r) {
+            const vkfx::detail::BlurTileShape shape = vkfx::detail::blurTileShape(
+                fmt, r, ctx().limits().maxComputeSharedMemorySize, ctx().properties.vendorID);
+            const auto it = log.shapes.find(r);
+            if (shape.width == 0) {
+                EXPECT_EQ(it, log.shapes.end()) << formatName(format) << " radius " << r;
+                continue;
+            }
+            ++tiled;
+            ASSERT_NE(it, log.shapes.end())
+                << formatName(format) << " radius " << r << ": no tile pipeline";
+            EXPECT_EQ(it->second.first, shape.width) << formatName(format) << " radius " << r;
+            EXPECT_EQ(it->second.second, shape.height) << formatName(format) << " radius " << r;
+        }
+        if (ctx().limits().maxComputeSharedMemorySize >= 32 * 1024) { // every tile of both fits
+            EXPECT_EQ(tiled, format == VK_FORMAT_R32_SFLOAT ? 22u : 13u) << formatName(format);
+        }
+    }
+}
+
 TEST(BlurHelpers, TileShapeByFormatAndRadius) {
     using vkfx::detail::blurTileShape;
     using vkfx::detail::findBlurFormat;
@@ -1634,6 +1715,12 @@ TEST(BlurHelpers, TileShapeByFormatAndRadius) {
     EXPECT_EQ(shape(VK_FORMAT_R8_UNORM, 22), "32x32");  // 76 x 76 x 4 bytes
     EXPECT_EQ(shape(VK_FORMAT_R32_SFLOAT, 23), "0x0");
     EXPECT_EQ(shape(VK_FORMAT_R32G32B32A32_SFLOAT, 3), "0x0");
+    // One channel with 16 KiB: 32 x 32 up to radius 16, then 24 rows (r = 17: 66 x 58 x 4 bytes),
+    // 16 (r = 19: 70 x 54 x 4), none (r = 21: 74 x 58 x 4 is over, and so is 64 x 16).
+    EXPECT_EQ(shape(VK_FORMAT_R32_SFLOAT, 16, 16 * 1024), "32x32");
+    EXPECT_EQ(shape(VK_FORMAT_R32_SFLOAT, 17, 16 * 1024), "32x24");
+    EXPECT_EQ(shape(VK_FORMAT_R32_SFLOAT, 19, 16 * 1024), "32x16");
+    EXPECT_EQ(shape(VK_FORMAT_R32_SFLOAT, 21, 16 * 1024), "0x0");
     EXPECT_EQ(shape(VK_FORMAT_R16G16B16A16_SFLOAT, 1, 4 * 1024), "0x0");
     // NVIDIA (blurTileHeightNvidia8Bit): 8-bit RGBA / BGRA by radius, the other formats as above.
     constexpr std::uint32_t nv = 0x10DE;
@@ -1646,6 +1733,8 @@ TEST(BlurHelpers, TileShapeByFormatAndRadius) {
             << "radius " << r;
     }
     EXPECT_EQ(shape(VK_FORMAT_R8G8B8A8_UNORM, 14, 48 * 1024, nv), "0x0");
+    EXPECT_EQ(shape(VK_FORMAT_R32_SFLOAT, 4, 48 * 1024, nv), "32x32"); // not 8-bit: the rule's
+    EXPECT_EQ(shape(VK_FORMAT_R8_UNORM, 7, 48 * 1024, nv), "32x32");
     EXPECT_EQ(shape(VK_FORMAT_R16G16B16A16_SFLOAT, 4, 48 * 1024, nv), "32x24");
     EXPECT_EQ(shape(VK_FORMAT_R16G16B16A16_SFLOAT, 8, 48 * 1024, nv), "32x32");
     // Where the NVIDIA tile does not fit the shared memory, the rule's: radius 8's 32 x 16 (48 x

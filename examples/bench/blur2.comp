@@ -11,7 +11,8 @@
 // that neighbouring invocations share).
 //
 // Variants (exactly one VKFX_BENCH_FMT_*, and VKFX_BENCH_AXIS 0 or 1):
-//   VKFX_BENCH_FMT_RGBA8 / _RGBA16F / _R32F  the storage view's format (and so the intermediate's)
+//   VKFX_BENCH_FMT_RGBA8 / _RGBA16F / _R32F  the storage view's format (and so the
+//                       intermediate's); _R32F filters the red channel alone (scalar sums)
 //   VKFX_BENCH_AXIS=0   horizontal taps; VKFX_BENCH_AXIS=1: vertical taps
 #extension GL_EXT_samplerless_texture_functions : require
 
@@ -21,6 +22,7 @@
 #define DST_FORMAT rgba16f
 #elif defined(VKFX_BENCH_FMT_R32F)
 #define DST_FORMAT r32f
+#define ONE_CHANNEL 1 // taps and sums of the red channel alone, as a one-channel blur is written
 #else
 #error "define one VKFX_BENCH_FMT_*"
 #endif
@@ -63,12 +65,18 @@ void main()
     const int layer = int(gl_GlobalInvocationID.z);
     const int last = size[VKFX_BENCH_AXIS] - 1;
     const int centre = p[VKFX_BENCH_AXIS];
-    vec4 acc = sWeight[0] * texelFetch(src, ivec3(p, layer), 0);
+#if defined(ONE_CHANNEL)
+#define TAP(q) texelFetch(src, ivec3(q, layer), 0).r
+    float acc = sWeight[0] * TAP(p);
+#else
+#define TAP(q) texelFetch(src, ivec3(q, layer), 0)
+    vec4 acc = sWeight[0] * TAP(p);
+#endif
     for (int k = 1; k <= int(pc.radius); ++k) {
         ivec2 lo = p, hi = p;
         lo[VKFX_BENCH_AXIS] = max(centre - k, 0);
         hi[VKFX_BENCH_AXIS] = min(centre + k, last);
-        acc += sWeight[k] * (texelFetch(src, ivec3(lo, layer), 0) + texelFetch(src, ivec3(hi, layer), 0));
+        acc += sWeight[k] * (TAP(lo) + TAP(hi));
     }
-    imageStore(dst, ivec3(p, layer), acc * sInvSum);
+    imageStore(dst, ivec3(p, layer), vec4(acc * sInvSum));
 }

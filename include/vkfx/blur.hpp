@@ -254,7 +254,7 @@ public:
     static constexpr double kDecimatedError = 0.003;
 
     // Creates the pipelines for one format (the Direct method's per shared-memory budget, for
-    // RGBA16F one more for radii 1 and 2, and its tiles' per radius up to 13, 11 or 2; the
+    // RGBA16F one more for radii 1 and 2, and its tiles' per radius up to 13, 22, 11 or 2; the
     // Decimated method's three passes, a second horizontal pass for kernels of radius up to 128
     // where the device's shared memory holds its 18-21 KiB, and on devices that are not CPUs the
     // two passes of its vertical blur's moments form). Errors:
@@ -347,6 +347,9 @@ private:
     VkPipeline m_pipelines[kBudgets] = {};
     VkPipeline m_pipelineNarrow = VK_NULL_HANDLE; // smallest budget, one output each (RGBA16F)
     VkPipeline m_tilePipelines[kTileMaxRadius] = {}; // blur_tile.comp per radius (both axes; detail::blurTileShape)
+    // The tile each of those pipelines was built for (columns, rows): what plan() records with.
+    std::uint8_t m_tileWidths[kTileMaxRadius] = {};
+    std::uint8_t m_tileHeights[kTileMaxRadius] = {};
     VkSampler m_sampler = VK_NULL_HANDLE;
     // The Decimated method: its own layouts (a scratch binding) and its three passes (vertical
     // at the grid rows, horizontal at the grid columns, interpolation), then where made the two

@@ -354,7 +354,7 @@ inline bool blurTilePadded(const BlurFormat& fmt, std::uint32_t radius, BlurTile
 // 99.2 against 150.2, r = 7 376.7 / 111.8 against 175.6 / 55.5, r = 10 430.1 / 124.0 against
 // 221.6 / 69.1; r = 11 (since the horizontal results are written over the staged texels; above 11
 // a 32 x 32 tile does not fit 48 KiB) 370.2 / 99.7 against 204.7 / 62.9. One-channel formats
-// (R32_SFLOAT, R8_UNORM: fp32 slots, 32 x 32 tiles of 5.8-22.6 KiB above radius 2) up to 22, the
+// (R32_SFLOAT, R8_UNORM: fp32 slots, 32 x 32 tiles of 5.6-22.6 KiB above radius 2) up to 22, the
 // largest radius whose 32 x 32 tile stays under kBlurTileCliffBytes: R32F, H200, two rounds within
 // 3%, walk against tile, 2026-11-29T13:55Z: r = 3 83.7 / 32.2 against 37.0 / 13.8, r = 4 87.9 /
 // 33.7 against 37.9 / 14.1, r = 6 94.8 / 33.8 against 44.4 / 15.7, r = 8 102.4 / 38.2 against 50.2
@@ -379,11 +379,11 @@ constexpr std::uint32_t kBlurTileCliffBytes = 23u * 1024u + 512u;
 // 61, r = 4 80 / 64 / 63, r = 5 80 / 64 / 60, r = 6 80 / 80 / 64, r = 7 114 / 80 / 64, r = 8 112 /
 // 80 / 64, r = 9 123 / 116 / 80, r = 10 127 / 118 / 80, r = 11 128 / 125 / 120. H200, vkfx-bench
 // --radii, 2026-11-29T13:34Z, two rounds within 0.5%, median us, 3840x2160 / 1920x1080, 32 / 24 /
-// 16 rows: r = 3 57.2 / 57.6 / 64.7 and 19.6 / 20.2 / 22.0, r = 4 68.7 / 64.6 / 69.1 and 22.9 /
-// 22.1 / 23.4, r = 5 81.8 / 78.2 / 87.2 and 26.2 / 26.0 / 28.9, r = 6 87.7 / 96.8 / 96.6 and 27.8 /
-// 31.2 / 31.2, r = 7 109.1 / 110.8 / 105.0 and 33.9 / 34.4 / 33.6, r = 8 115.3 / 119.5 / 111.4 and
-// 35.5 / 36.8 / 35.3, r = 9 138.3 / 153.5 / 155.9, r = 10 142.7 / 162.7 / 165.3, r = 11 164.8 /
-// 178.8 / 218.8, r = 12 223.9 / 189.7 / 227.4, r = 13 237.2 / 221.8 / 247.1 (docs/blur-
+// 16 rows: r = 3 57.2 / 57.6 / 64.7 and 19.6 / 20.1 / 22.0, r = 4 68.7 / 64.6 / 69.1 and 22.9 /
+// 22.1 / 23.4, r = 5 81.8 / 78.2 / 87.2 and 26.1 / 25.9 / 28.9, r = 6 87.7 / 96.8 / 96.6 and 27.8 /
+// 31.2 / 31.2, r = 7 109.0 / 110.8 / 105.0 and 33.8 / 34.4 / 33.5, r = 8 115.2 / 119.4 / 111.3 and
+// 35.5 / 36.8 / 35.2, r = 9 138.3 / 153.4 / 155.9, r = 10 142.7 / 162.7 / 165.2, r = 11 164.8 /
+// 178.8 / 218.8, r = 12 223.8 / 189.7 / 227.4, r = 13 237.1 / 221.8 / 247.1 (docs/blur-
 // performance.md v42). Other GPUs keep the rule below, which picks 32 rows up to radius 11.
 inline std::uint32_t blurTileHeightNvidia8Bit(std::uint32_t radius)
 {
@@ -593,6 +593,8 @@ inline void Blurrer::swap(Blurrer& other) noexcept
     std::swap(m_sharedTexels, other.m_sharedTexels);
     std::swap(m_pipelineNarrow, other.m_pipelineNarrow);
     std::swap(m_tilePipelines, other.m_tilePipelines);
+    std::swap(m_tileWidths, other.m_tileWidths);
+    std::swap(m_tileHeights, other.m_tileHeights);
     std::swap(m_setLayout, other.m_setLayout);
     std::swap(m_pipelineLayout, other.m_pipelineLayout);
     std::swap(m_pipelines, other.m_pipelines);
@@ -738,6 +740,8 @@ inline VkResult Blurrer::create(const Device& device, const BlurrerCreateInfo& i
             r = detail::createComputePipeline(device, fn, fmt->tileCode, fmt->tileBytes, &tileSpecInfo,
                                               b.m_pipelineLayout, &b.m_tilePipelines[radius - 1]);
             if (r != VK_SUCCESS) return r;
+            b.m_tileWidths[radius - 1] = static_cast<std::uint8_t>(shape.width);
+            b.m_tileHeights[radius - 1] = static_cast<std::uint8_t>(shape.height);
         }
     }
 
@@ -958,10 +962,9 @@ inline VkResult Blurrer::plan(const BlurInfo& info, const char* fn, bool withScr
                                     ? m_tilePipelines[tileRadius - 1]
                                     : VK_NULL_HANDLE;
         if (tile) {
-            // The shape create() built the pipeline with (the same format and shared memory).
+            // The shape create() built the pipeline with.
             const detail::BlurFormat& fmt = *detail::findBlurFormat(m_info.format);
-            const detail::BlurTileShape shape =
-                detail::blurTileShape(fmt, tileRadius, limits.maxComputeSharedMemorySize, dev.properties().vendorID);
+            const detail::BlurTileShape shape{m_tileWidths[tileRadius - 1], m_tileHeights[tileRadius - 1]};
             p.pipeline = tile;
             p.layout.strip = shape.width;
             p.layout.rows = shape.height;
