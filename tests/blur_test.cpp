@@ -716,47 +716,44 @@ TEST_F(BlurTest, TileMethodRadiiMatchReference) {
         if (stopped())
             return;
     }
-    // 8-bit tiles as NVIDIA GPUs take them (detail::blurTileHeightNvidia8Bit), on any device: 32 x
-    // 24 at radius 5 (two layers: two per workgroup) and 32 x 16 at radius 8 (two per workgroup),
-    // the last tile of each column partial.
-    {
-        const VendorForced nvidia(0x10DE);
-        for (std::uint32_t r : {5u, 8u}) {
-            const vkfx::detail::BlurTileShape shape =
-                vkfx::detail::blurTileShape(*vkfx::detail::findBlurFormat(VK_FORMAT_B8G8R8A8_UNORM),
-                                            r, ctx().limits().maxComputeSharedMemorySize, 0);
-            ASSERT_EQ(shape.height, r == 5 ? 24u : 16u) << "radius " << r;
-            runCase({.format = r == 5 ? VK_FORMAT_R8G8B8A8_UNORM : VK_FORMAT_B8G8R8A8_UNORM,
-                     .extent = {1100, 990},
-                     .layers = r == 5 ? 2u : 1u,
-                     .sigmaX = float(r) / 3.0f,
-                     .sigmaY = 1.2f * float(r) / 3.0f,
-                     .radiusX = r,
-                     .radiusY = r,
-                     .border = r == 5 ? BlurBorder::Wrap : BlurBorder::ClampToEdge,
-                     .content = r == 5 ? BlurCase::Content::Random : BlurCase::Content::HotPixels,
-                     .seed = seed++});
-            if (stopped())
-                return;
-        }
-    }
-    // One-channel tiles at the largest radii (76 x 76 staged texels, three rounds of the horizontal
-    // pass), several a workgroup, interior tiles and border ones: R32F at 20 (two layers), R8
-    // at 22.
-    for (std::uint32_t r : {20u, 22u}) {
-        runCase({.format = r == 20 ? VK_FORMAT_R32_SFLOAT : VK_FORMAT_R8_UNORM,
+    // A 1100x990 case of radius r on both axes: several tiles a workgroup, interior tiles and
+    // border ones, the last tile of each column partial. False once the test has stopped.
+    auto largeCase = [&](VkFormat format, std::uint32_t r, std::uint32_t layers, float sigmaYScale,
+                         BlurBorder border, BlurCase::Content content) {
+        runCase({.format = format,
                  .extent = {1100, 990},
-                 .layers = r == 20 ? 2u : 1u,
+                 .layers = layers,
                  .sigmaX = float(r) / 3.0f,
-                 .sigmaY = 0.9f * float(r) / 3.0f,
+                 .sigmaY = sigmaYScale * float(r) / 3.0f,
                  .radiusX = r,
                  .radiusY = r,
-                 .border = r == 20 ? BlurBorder::Mirror : BlurBorder::Constant,
-                 .content = r == 20 ? BlurCase::Content::Random : BlurCase::Content::HotPixels,
+                 .border = border,
+                 .content = content,
                  .seed = seed++});
-        if (stopped())
+        return !stopped();
+    };
+    // 8-bit tiles as NVIDIA GPUs take them (detail::blurTileHeightNvidia8Bit), on any device: 32 x
+    // 24 at radius 5 (two layers: two per workgroup) and 32 x 16 at radius 8 (two per workgroup).
+    {
+        const VendorForced nvidia(0x10DE);
+        const vkfx::detail::BlurFormat &bgra8 =
+            *vkfx::detail::findBlurFormat(VK_FORMAT_B8G8R8A8_UNORM);
+        const std::uint32_t shared = ctx().limits().maxComputeSharedMemorySize;
+        ASSERT_EQ(vkfx::detail::blurTileShape(bgra8, 5, shared, 0).height, 24u);
+        ASSERT_EQ(vkfx::detail::blurTileShape(bgra8, 8, shared, 0).height, 16u);
+        if (!largeCase(VK_FORMAT_R8G8B8A8_UNORM, 5, 2, 1.2f, BlurBorder::Wrap,
+                       BlurCase::Content::Random) ||
+            !largeCase(VK_FORMAT_B8G8R8A8_UNORM, 8, 1, 1.2f, BlurBorder::ClampToEdge,
+                       BlurCase::Content::HotPixels))
             return;
     }
+    // One-channel tiles at the largest radii (76 x 76 staged texels, three rounds of the horizontal
+    // pass): R32F at 20 (two layers), R8 at 22.
+    if (!largeCase(VK_FORMAT_R32_SFLOAT, 20, 2, 0.9f, BlurBorder::Mirror,
+                   BlurCase::Content::Random) ||
+        !largeCase(VK_FORMAT_R8_UNORM, 22, 1, 0.9f, BlurBorder::Constant,
+                   BlurCase::Content::HotPixels))
+        return;
     for (VkFormat format : {VK_FORMAT_R8G8B8A8_SRGB, VK_FORMAT_R16G16B16A16_SFLOAT}) {
         runCase({.format = format, .extent = {150, 70}, .dstExtent = {90, 60}, .layers = 2,
                  .srcOffset = {5, 7}, .dstOffset = {3, 9}, .region = {67, 35}, .sigmaX = 0.8f,
