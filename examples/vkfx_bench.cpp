@@ -8,24 +8,25 @@
 //
 // Blur (`vkfx-bench blur`). vkfx::Blurrer::record of a Gaussian blur (radius r = 1, 2, 4, .. 64
 // taps each side on both axes, sigma = r / 3, clamp to edge, one layer) of a 3840x2160 and a
-// 1920x1080 noise image, R8G8B8A8_UNORM, R16G16B16A16_SFLOAT and R32_SFLOAT (one channel: a quarter
-// of the arithmetic), into a second image of the format, with BlurMethod::Auto and the scratch
-// scratchRequirements asks for (column "m": the method it took, "dir" or "dec"); rows "r18 direct",
-// "r32 direct", "r64 direct" force the Direct method and "r24 decimated", "r192 decimated", "r600
-// decimated" the Decimated one; against, in the same run on the same images, the two-pass blur
-// engines write today: a compute pass that blurs horizontally (one texel per invocation, 2r + 1
-// texelFetch taps, 16x16 workgroups) into an intermediate image of the format, an image barrier,
-// and the vertical pass into the destination (examples/bench/blur2.comp); and, as a reference, the
-// same images copied source to destination through texelFetch and imageStore, each texel once, the
-// instructions vkfx's kernels read and write images with (examples/bench/image_copy.comp). Each row
-// gives the three medians, vkfx's minimum, its speed-up over the two-pass blur and its time in
-// image copies, and vkfx's place under a roofline: the bandwidth time (the image read once and
-// written once at the copy ceiling), the arithmetic time (2 (2r + 1) FMAs per channel per texel at
-// the FMA rate, measured in the same run by examples/bench/fma.comp and printed in the header),
-// their maximum and that over vkfx's median. Rows: "blur rgba8 3840x2160 r8".
+// 1920x1080 noise image, R8G8B8A8_UNORM, R16G16B16A16_SFLOAT, R32_SFLOAT (one channel: a quarter
+// of the arithmetic) and R32G32B32A32_SFLOAT, into a second image of the format, with
+// BlurMethod::Auto and the scratch scratchRequirements asks for (column "m": the method it took,
+// "dir" or "dec"); rows "r18 direct", "r32 direct", "r64 direct" force the Direct method and "r24
+// decimated", "r192 decimated", "r600 decimated" the Decimated one; against, in the same run on the
+// same images, the two-pass blur engines write today: a compute pass that blurs horizontally (one
+// texel per invocation, 2r + 1 texelFetch taps, 16x16 workgroups) into an intermediate image of the
+// format, an image barrier, and the vertical pass into the destination (examples/bench/blur2.comp);
+// and, as a reference, the same images copied source to destination through texelFetch and
+// imageStore, each texel once, the instructions vkfx's kernels read and write images with
+// (examples/bench/image_copy.comp). Each row gives the three medians, vkfx's minimum, its speed-up
+// over the two-pass blur and its time in image copies, and vkfx's place under a roofline: the
+// bandwidth time (the image read once and written once at the copy ceiling), the arithmetic time
+// (2 (2r + 1) FMAs per channel per texel at the FMA rate, measured in the same run by
+// examples/bench/fma.comp and printed in the header), their maximum and that over vkfx's median.
+// Rows: "blur rgba8 3840x2160 r8".
 // --radii 3,5,7: the Auto rows at those radii instead (and no rows that force a method).
-// --quick: only 256x256 R8G8B8A8_UNORM at r = 1, 8, 32 (Auto) and 64 (Decimated), and R32_SFLOAT
-// at r = 8.
+// --quick: only 256x256 R8G8B8A8_UNORM at r = 1, 8, 32 (Auto) and 64 (Decimated), R32_SFLOAT at
+// r = 8 and R32G32B32A32_SFLOAT at r = 4.
 //
 // Sort (`vkfx-bench sort`). vkfx::Sorter::record of n = 2^16 .. 2^28 uint32 and float32 keys,
 // alone and with 32-bit values, on both paths (Onesweep, reduce-then-scan), plus recordIndirect
@@ -323,7 +324,7 @@ Options parseOptions(int argc, char **argv) {
 
 // --- cases ---------------------------------------------------------------------------------------
 
-enum class Fill { Rgba8, Rgba16f, R32f, B10g11r11 };
+enum class Fill { Rgba8, Rgba16f, R32f, B10g11r11, Rgba32f };
 
 struct Format {
     VkFormat format;
@@ -340,6 +341,8 @@ const Format kSrgba8{VK_FORMAT_R8G8B8A8_SRGB, "R8G8B8A8_SRGB", VK_FORMAT_R8G8B8A
 const Format kRgba16f{VK_FORMAT_R16G16B16A16_SFLOAT, "R16G16B16A16_SFLOAT",
                       VK_FORMAT_R16G16B16A16_SFLOAT, 8, Fill::Rgba16f};
 const Format kR32f{VK_FORMAT_R32_SFLOAT, "R32_SFLOAT", VK_FORMAT_R32_SFLOAT, 4, Fill::R32f};
+const Format kRgba32f{VK_FORMAT_R32G32B32A32_SFLOAT, "R32G32B32A32_SFLOAT",
+                      VK_FORMAT_R32G32B32A32_SFLOAT, 16, Fill::Rgba32f};
 const Format kB10g11r11{VK_FORMAT_B10G11R11_UFLOAT_PACK32, "B10G11R11_UFLOAT",
                         VK_FORMAT_B10G11R11_UFLOAT_PACK32, 4, Fill::B10g11r11};
 // Depth pyramids: a D32_SFLOAT depth image read into an R32_SFLOAT pyramid (`storage`) whose level
@@ -484,11 +487,20 @@ struct BlurCase {
 
 // The row of Runner's per-format blur kernels (two-pass baseline, image copy) for a blur format.
 std::size_t blurKernelIndex(const Format &f) {
-    return f.fill == Fill::Rgba16f ? 1 : f.fill == Fill::R32f ? 2 : 0;
+    switch (f.fill) {
+    case Fill::Rgba16f:
+        return 1;
+    case Fill::R32f:
+        return 2;
+    case Fill::Rgba32f:
+        return 3;
+    default:
+        return 0;
+    }
 }
 
-// The full run's rows, or --quick's (256x256 RGBA8 at r = 1, 8, 32 and 64, R32F at r = 8: seconds
-// on lavapipe).
+// The full run's rows, or --quick's (256x256 RGBA8 at r = 1, 8, 32 and 64, R32F at r = 8, RGBA32F
+// at r = 4: seconds on lavapipe).
 std::vector<BlurCase> allBlurCases(bool quick, const std::vector<std::uint32_t> &radii) {
     std::vector<BlurCase> cases;
     using M = vkfx::BlurMethod;
@@ -505,10 +517,11 @@ std::vector<BlurCase> allBlurCases(bool quick, const std::vector<std::uint32_t> 
             add(kRgba8, "rgba8", 256, 256, r);
         add(kRgba8, "rgba8", 256, 256, 64, M::Decimated);
         add(kR32f, "r32f", 256, 256, 8);
+        add(kRgba32f, "rgba32f", 256, 256, 4);
         return cases;
     }
     const std::pair<Format, const char *> formats[] = {
-        {kRgba8, "rgba8"}, {kRgba16f, "rgba16f"}, {kR32f, "r32f"}};
+        {kRgba8, "rgba8"}, {kRgba16f, "rgba16f"}, {kR32f, "r32f"}, {kRgba32f, "rgba32f"}};
     const VkExtent2D sizes[] = {{3840, 2160}, {1920, 1080}};
     for (const auto &[format, label] : formats) {
         for (const VkExtent2D &size : sizes) {
@@ -628,14 +641,14 @@ class Runner {
     Options m_options;
     Kernel m_copy;
     Kernel m_stream;
-    Kernel m_fill[4]; // indexed by Fill
+    Kernel m_fill[5]; // indexed by Fill
     Kernel m_keys;
     Kernel m_chainRgba8, m_chainSrgb8, m_chainRgba16f, m_chainR32fAvg, m_chainR32fMin;
     Kernel
         m_chainDepthCopy; // a depth image's level 0 into an R32F pyramid's, before m_chainR32fMin
     Kernel m_chainB10g11r11;
-    Kernel m_blur2[3][2];  // blur2.comp: [RGBA8, RGBA16F, R32F][horizontal, vertical]
-    Kernel m_imageCopy[3]; // image_copy.comp: RGBA8, RGBA16F, R32F
+    Kernel m_blur2[4][2];  // blur2.comp: [RGBA8, RGBA16F, R32F, RGBA32F][horizontal, vertical]
+    Kernel m_imageCopy[4]; // image_copy.comp: RGBA8, RGBA16F, R32F, RGBA32F
     Kernel m_fma;
     Buffer m_evictSrc, m_evictDst;
     VkQueryPool m_queries = VK_NULL_HANDLE;
@@ -663,6 +676,8 @@ Runner::Runner(Gpu &gpu, const Options &options) : m_gpu(gpu), m_options(options
     m_fill[2] = createKernel(gpu, bench_fill_r32f, sizeof(bench_fill_r32f), {kStorage}, 12, "fill");
     m_fill[3] = createKernel(gpu, bench_fill_b10g11r11, sizeof(bench_fill_b10g11r11), {kStorage},
                              12, "fill");
+    m_fill[4] =
+        createKernel(gpu, bench_fill_rgba32f, sizeof(bench_fill_rgba32f), {kStorage}, 12, "fill");
     m_keys = createKernel(gpu, bench_keys_fill, sizeof(bench_keys_fill), {kBuf}, 12, "keys");
     m_chainRgba8 = createKernel(gpu, bench_chain_rgba8_avg, sizeof(bench_chain_rgba8_avg),
                                 {kSampled, kStorage}, 16, "chain");
@@ -691,11 +706,17 @@ Runner::Runner(Gpu &gpu, const Options &options) : m_gpu(gpu), m_options(options
                                  {kSampled, kStorage}, sizeof(Blur2Push), "blur2");
     m_blur2[2][1] = createKernel(gpu, bench_blur2_r32f_y, sizeof(bench_blur2_r32f_y),
                                  {kSampled, kStorage}, sizeof(Blur2Push), "blur2");
+    m_blur2[3][0] = createKernel(gpu, bench_blur2_rgba32f_x, sizeof(bench_blur2_rgba32f_x),
+                                 {kSampled, kStorage}, sizeof(Blur2Push), "blur2");
+    m_blur2[3][1] = createKernel(gpu, bench_blur2_rgba32f_y, sizeof(bench_blur2_rgba32f_y),
+                                 {kSampled, kStorage}, sizeof(Blur2Push), "blur2");
     m_imageCopy[0] = createKernel(gpu, bench_image_copy_rgba8, sizeof(bench_image_copy_rgba8),
                                   {kSampled, kStorage}, 8, "image copy");
     m_imageCopy[1] = createKernel(gpu, bench_image_copy_rgba16f, sizeof(bench_image_copy_rgba16f),
                                   {kSampled, kStorage}, 8, "image copy");
     m_imageCopy[2] = createKernel(gpu, bench_image_copy_r32f, sizeof(bench_image_copy_r32f),
+                                  {kSampled, kStorage}, 8, "image copy");
+    m_imageCopy[3] = createKernel(gpu, bench_image_copy_rgba32f, sizeof(bench_image_copy_rgba32f),
                                   {kSampled, kStorage}, 8, "image copy");
     m_fma =
         createKernel(gpu, bench_fma_rate, sizeof(bench_fma_rate), {kBuf}, sizeof(FmaPush), "fma");
@@ -731,7 +752,8 @@ Runner::~Runner() {
                       &m_chainSrgb8,     &m_chainRgba16f,   &m_chainR32fAvg, &m_chainR32fMin,
                       &m_chainDepthCopy, &m_chainB10g11r11, &m_blur2[0][0],  &m_blur2[0][1],
                       &m_blur2[1][0],    &m_blur2[1][1],    &m_imageCopy[0], &m_imageCopy[1],
-                      &m_blur2[2][0],    &m_blur2[2][1],    &m_imageCopy[2], &m_fma}) {
+                      &m_blur2[2][0],    &m_blur2[2][1],    &m_imageCopy[2], &m_fill[4],
+                      &m_blur2[3][0],    &m_blur2[3][1],    &m_imageCopy[3], &m_fma}) {
         destroyKernel(m_gpu, *k);
     }
 }

@@ -5,7 +5,7 @@
 // images a frame produces. Values are in [0, 1] in every channel.
 //
 // Variants (exactly one VKFX_BENCH_FMT_*): RGBA8 (also sRGB images, through a UNORM view),
-// RGBA16F, R32F, B10G11R11: the storage view's format.
+// RGBA16F, R32F, RGBA32F, B10G11R11: the storage view's format.
 
 #if defined(VKFX_BENCH_FMT_RGBA8)
 #define DST_FORMAT rgba8
@@ -13,6 +13,8 @@
 #define DST_FORMAT rgba16f
 #elif defined(VKFX_BENCH_FMT_R32F)
 #define DST_FORMAT r32f
+#elif defined(VKFX_BENCH_FMT_RGBA32F)
+#define DST_FORMAT rgba32f
 #elif defined(VKFX_BENCH_FMT_B10G11R11)
 #define DST_FORMAT r11f_g11f_b10f
 #else
