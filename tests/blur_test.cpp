@@ -638,25 +638,24 @@ struct VendorForced {
     ~VendorForced() { vkfx::detail::blurTileVendorOverride = 0; }
 };
 
-// The same radius on both axes, up to 13 (8-bit RGBA / BGRA), 22 (one channel), 11 (RGBA16F) or 2
-// (RGBA32F), takes the Tile method (up to radius 2 tiles of 32 x 24 for 8-bit RGBA / BGRA, 32 x 16
-// for RGBA16F, 64 x 16 for the others; 32 x 32, 32 x 24 or 32 x 16 above, and the shapes NVIDIA
-// GPUs take, forced) where the device's shared memory holds one: every format, every border, sizes
-// below, at and across tile edges, different sigmas per axis, boxes, a region at odd offsets and
-// layers, several tiles per workgroup. Each radius is a pipeline (seconds to compile on lavapipe):
-// above radius 2 the four 8-bit formats take every other radius each, so that every radius runs
-// once through a UNORM and once through an sRGB format, once as RGBA and once as BGRA.
+// The same radius on both axes, up to 13 (8-bit RGBA / BGRA), 24 (one channel) or 11 (RGBA16F,
+// RGBA32F), takes the Tile method (up to radius 2 tiles of 32 x 24 for 8-bit RGBA / BGRA, 32 x 16
+// for RGBA16F and RGBA32F, 64 x 16 for one channel; 32 x 32, 32 x 24 or 32 x 16 above, and the
+// shapes NVIDIA GPUs take, forced) where the device's shared memory holds one: every format, every
+// border, sizes below, at and across tile edges, different sigmas per axis, boxes, a region at odd
+// offsets and layers, several tiles per workgroup. Each radius is a pipeline (seconds to compile on
+// lavapipe): above radius 2 the four 8-bit formats take every other radius each, so that every
+// radius runs once through a UNORM and once through an sRGB format, once as RGBA and once as BGRA.
 TEST_F(BlurTest, TileMethodRadiiMatchReference) {
     const VkExtent2D sizes[] = {{1, 1}, {1, 37}, {37, 1}, {7, 5}, {64, 16}, {65, 17}, {130, 47}, {211, 133}};
     std::uint64_t seed = 300;
     for (std::size_t f = 0; f < blurFormats().size(); ++f) {
         const VkFormat format = blurFormats()[f];
         const std::uint32_t channels = formatInfo(format).channels;
-        const std::uint32_t maxRadius = channels == 1 ? 22u
+        const std::uint32_t maxRadius = channels == 1 ? 24u
                                         : formatInfo(format).bytesPerTexel == 4 && channels == 4
                                             ? 13u
-                                        : format == VK_FORMAT_R16G16B16A16_SFLOAT ? 11u
-                                                                                  : 2u;
+                                            : 11u; // RGBA16F, RGBA32F
         const vkfx::detail::BlurFormat *fmt = vkfx::detail::findBlurFormat(format);
         ASSERT_NE(fmt, nullptr);
         ASSERT_TRUE(f >= 4 || maxRadius == 13u)
@@ -747,11 +746,14 @@ TEST_F(BlurTest, TileMethodRadiiMatchReference) {
                        BlurCase::Content::HotPixels))
             return;
     }
-    // One-channel tiles at the largest radii (76 x 76 staged texels, three rounds of the horizontal
-    // pass): R32F at 20 (two layers), R8 at 22.
+    // One-channel tiles at the largest radii: R32F at 20 (76 x 76 staged texels, three rounds of
+    // the horizontal pass; two layers), R8 at 24 (32 x 24 tiles: 80 x 72 staged texels). RGBA32F
+    // at 5 (32 x 24 tiles of fp32 slots, as RGBA16F's).
     if (!largeCase(VK_FORMAT_R32_SFLOAT, 20, 2, 0.9f, BlurBorder::Mirror,
                    BlurCase::Content::Random) ||
-        !largeCase(VK_FORMAT_R8_UNORM, 22, 1, 0.9f, BlurBorder::Constant,
+        !largeCase(VK_FORMAT_R8_UNORM, 24, 1, 0.9f, BlurBorder::Constant,
+                   BlurCase::Content::HotPixels) ||
+        !largeCase(VK_FORMAT_R32G32B32A32_SFLOAT, 5, 1, 1.1f, BlurBorder::MirrorEdge,
                    BlurCase::Content::HotPixels))
         return;
     for (VkFormat format : {VK_FORMAT_R8G8B8A8_SRGB, VK_FORMAT_R16G16B16A16_SFLOAT}) {
@@ -1624,9 +1626,9 @@ TEST(BlurHelpers, TilesPerWorkgroupByFormatAndSize) {
 }
 
 // The Tile method's tile (detail::blurTileShape): up to radius 2, 32 x 24 for 8-bit RGBA / BGRA,
-// 32 x 16 for RGBA16F, 64 x 16 for the others; above, 32 columns by the most of 32, 24 and 16 rows
-// under 23.5 KiB; none past a format's largest Tile radius (13 for 8-bit RGBA / BGRA, 22 for one
-// channel, 11 for RGBA16F, 2 for RGBA32F) or where nothing fits.
+// 32 x 16 for RGBA16F and RGBA32F, 64 x 16 for one channel; above, 32 columns by the most of 32, 24
+// and 16 rows under 23.5 KiB; none past a format's largest Tile radius (13 for 8-bit RGBA / BGRA,
+// 24 for one channel, 11 for RGBA16F and RGBA32F) or where nothing fits.
 // Blurrer::create builds a tile pipeline for every radius whose tile blurTileShape gives (none
 // left to the walk because the Blurrer holds fewer tile pipelines than a format's largest radius),
 // each specialized with that radius and shape: the pipelines DeviceCreateInfo::pipelineCallback
@@ -1651,7 +1653,8 @@ void tilePipelineCallback(VkPipeline, const char *, const VkSpecializationInfo *
 }
 
 TEST_F(BlurTest, EveryRadiusWithATileHasATilePipeline) {
-    for (VkFormat format : {VK_FORMAT_R32_SFLOAT, VK_FORMAT_R8G8B8A8_UNORM}) {
+    for (VkFormat format :
+         {VK_FORMAT_R32_SFLOAT, VK_FORMAT_R8G8B8A8_UNORM, VK_FORMAT_R32G32B32A32_SFLOAT}) {
         std::string why;
         if (!deviceCanBlur(format, &why)) {
             GTEST_SKIP() << why;
@@ -1685,8 +1688,13 @@ TEST_F(BlurTest, EveryRadiusWithATileHasATilePipeline) {
             EXPECT_EQ(it->second.first, shape.width) << formatName(format) << " radius " << r;
             EXPECT_EQ(it->second.second, shape.height) << formatName(format) << " radius " << r;
         }
-        if (ctx().limits().maxComputeSharedMemorySize >= 32 * 1024) { // every tile of both fits
-            EXPECT_EQ(tiled, format == VK_FORMAT_R32_SFLOAT ? 22u : 13u) << formatName(format);
+        // Every tile fits 32 KiB, RGBA32F's above radius 7 (32 x 32 of padded fp32 slots) 48.
+        const bool rgba32f = format == VK_FORMAT_R32G32B32A32_SFLOAT;
+        if (ctx().limits().maxComputeSharedMemorySize >= (rgba32f ? 48u : 32u) * 1024) {
+            EXPECT_EQ(tiled, rgba32f                          ? 11u
+                             : format == VK_FORMAT_R32_SFLOAT ? 24u
+                                                              : 13u)
+                << formatName(format);
         }
     }
 }
@@ -1710,8 +1718,13 @@ TEST(BlurHelpers, TileShapeByFormatAndRadius) {
     EXPECT_EQ(shape(VK_FORMAT_R8G8B8A8_UNORM, 14), "0x0");
     EXPECT_EQ(shape(VK_FORMAT_R32_SFLOAT, 3), "32x32"); // 38 x 38 x 4 bytes
     EXPECT_EQ(shape(VK_FORMAT_R8_UNORM, 22), "32x32");  // 76 x 76 x 4 bytes
-    EXPECT_EQ(shape(VK_FORMAT_R32_SFLOAT, 23), "0x0");
-    EXPECT_EQ(shape(VK_FORMAT_R32G32B32A32_SFLOAT, 3), "0x0");
+    EXPECT_EQ(shape(VK_FORMAT_R32_SFLOAT, 23), "32x24"); // 78 x 70 x 4 bytes (32 x 32: 78 x 78)
+    EXPECT_EQ(shape(VK_FORMAT_R32_SFLOAT, 24), "32x24"); // 80 x 72 x 4 bytes
+    EXPECT_EQ(shape(VK_FORMAT_R32_SFLOAT, 25), "0x0");
+    EXPECT_EQ(shape(VK_FORMAT_R32G32B32A32_SFLOAT, 1), "32x16");
+    EXPECT_EQ(shape(VK_FORMAT_R32G32B32A32_SFLOAT, 4), "32x24"); // as RGBA16F's
+    EXPECT_EQ(shape(VK_FORMAT_R32G32B32A32_SFLOAT, 11), "32x32");
+    EXPECT_EQ(shape(VK_FORMAT_R32G32B32A32_SFLOAT, 12), "0x0");
     // One channel with 16 KiB: 32 x 32 up to radius 16, then 24 rows (r = 17: 66 x 58 x 4 bytes),
     // 16 (r = 19: 70 x 54 x 4), none (r = 21: 74 x 58 x 4 is over, and so is 64 x 16).
     EXPECT_EQ(shape(VK_FORMAT_R32_SFLOAT, 16, 16 * 1024), "32x32");

@@ -362,12 +362,19 @@ inline bool blurTilePadded(const BlurFormat& fmt, std::uint32_t radius, BlurTile
 // 14:10Z: r = 14 141.8 / 48.0 against 88.6 / 27.6, r = 16 144.9 / 50.3 against 94.7 / 29.7, r = 18
 // 206.3 / 76.8 against 127.2 / 42.8, r = 20 216.1 / 76.0 against 137.8 / 47.2, r = 22 225.5 / 63.5
 // against 157.7 / 53.4 (docs/blur-performance.md v43; R8 was not timed: the same slots and tiles).
-// RGBA32F: radii 1 and 2 (not timed).
+// Past 22, H100, one round, 2026-12-06T04:38Z, walk against tile: r = 23 221.8 / 66.2 against
+// 187.5 / 65.2, r = 24 230.3 / 68.5 against 177.6 / 64.3 (32 x 24 tiles under the line); r = 26
+// 253.0 / 80.5 against 246.8 / 86.1 (32 x 16), r = 28 278.5 / 100.4 against 293.9 / 98.6, r = 32
+// 327.0 / 96.4 against 346.0 / 114.5 (32 x 32 over the line: slower), hence 24 (v45).
+// RGBA32F stages RGBA16F's fp32 slots and takes its radii (up to 11), H100, same run, walk
+// against tile: r = 3 208.8 / 55.8 against 108.7 / 34.8, r = 4 265.3 / 90.6 against 113.7 /
+// 36.3, r = 7 350.7 / 103.9 against 149.2 / 46.7, r = 8 289.8 / 83.2 against 172.1 / 56.3, r = 11
+// 394.1 / 107.5 against 224.6 / 70.0 (1.5-2.5x; v45).
 inline std::uint32_t blurTileMaxRadius(const BlurFormat& fmt)
 {
     if (fmt.slotBytes == 8) return 13u; // 8-bit RGBA / BGRA (packed halves)
-    if (fmt.channels == 1) return 22u;
-    return fmt.format == VK_FORMAT_R16G16B16A16_SFLOAT ? 11u : 2u;
+    if (fmt.channels == 1) return 24u;
+    return 11u; // RGBA16F, RGBA32F: fp32 RGBA slots
 }
 // The shared memory per workgroup of 256 above which the Tile method slows down by 35-50% on an
 // H200 (docs/blur-performance.md, v21): the SM's L1 cache then keeps 28 KiB instead of 60.
@@ -395,7 +402,10 @@ inline std::uint32_t blurTileHeightNvidia8Bit(std::uint32_t radius)
 // device's.
 inline std::uint32_t blurTileVendorOverride = 0;
 // The tile up to radius 2: 32 columns by 24 rows for 8-bit RGBA / BGRA (staged as packed
-// halves), by 16 rows for R16G16B16A16_SFLOAT, 64 x 16 for the other formats (not timed). H100
+// halves), by 16 rows for the fp32 RGBA slots of R16G16B16A16_SFLOAT and R32G32B32A32_SFLOAT, 64 x
+// 16 for one-channel formats (H100, 2026-12-06T04:38Z, one round, RGBA32F 3840x2160 / 1920x1080,
+// 64 x 16 against 32 x 16: r = 1 103.6 / 31.3 against 100.7 / 29.5, r = 2 104.4 / 31.7 against
+// 100.7 / 29.8; R32F 64 x 16 not timed against the others). H100
 // (2026-11-27, two rounds within 1%; the tile counts of blurTilesPerGroup), median us, 64 x 16 /
 // 32 x 16 / 32 x 24 / 32 x 32: RGBA8 3840x2160 r = 1 42.8 / 46.0 / 41.1 / 43.2, r = 2 50.3 / 51.2 /
 // 46.7 / 49.7, 1920x1080 r = 1 16.0 / 17.0 / 15.7 / 16.1, r = 2 18.4 / 18.7 / 17.2 / 17.9; RGBA16F
@@ -404,7 +414,7 @@ inline std::uint32_t blurTileVendorOverride = 0;
 inline BlurTileShape blurSmallRadiusTile(const BlurFormat& fmt)
 {
     if (fmt.slotBytes == 8) return {32, 24};
-    if (fmt.format == VK_FORMAT_R16G16B16A16_SFLOAT) return {32, 16};
+    if (fmt.slotBytes == 16) return {32, 16};
     return kBlurTileShapes[0];
 }
 // The tile of a radius: blurSmallRadiusTile up to radius 2; above, 32 columns by the most rows of
