@@ -21,6 +21,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -640,54 +641,68 @@ struct VendorForced {
 
 // The same radius on both axes, up to 13 (8-bit RGBA / BGRA), 24 (one channel) or 11 (RGBA16F,
 // RGBA32F), takes the Tile method (up to radius 2 tiles of 32 x 24 for 8-bit RGBA / BGRA, 32 x 16
-// for RGBA16F and RGBA32F, 64 x 16 for one channel; 32 x 32, 32 x 24 or 32 x 16 above, and the
-// shapes NVIDIA GPUs take, forced) where the device's shared memory holds one: every format, every
-// border, sizes below, at and across tile edges, different sigmas per axis, boxes, a region at odd
-// offsets and layers, several tiles per workgroup. Each radius is a pipeline (seconds to compile on
-// lavapipe): above radius 2 the four 8-bit formats take every other radius each, so that every
-// radius runs once through a UNORM and once through an sRGB format, once as RGBA and once as BGRA.
-TEST_F(BlurTest, TileMethodRadiiMatchReference) {
+// for RGBA16F and RGBA32F, 64 x 16 for one channel; 32 x 32, 32 x 24 or 32 x 16 above) where the
+// device's shared memory holds one: per format, every radius, every border, sizes below, at and
+// across tile edges, different sigmas per axis (the weights of radii up to 9 come from the host,
+// of each axis its own), boxes. Above radius 2 the four 8-bit formats take every other radius
+// each, so that every radius runs once through a UNORM and once through an sRGB format, once as
+// RGBA and once as BGRA. (Each radius is a pipeline, seconds to compile on lavapipe.)
+class BlurTileRadii : public BlurTest, public ::testing::WithParamInterface<VkFormat> {};
+
+TEST_P(BlurTileRadii, EveryRadiusMatchesReference) {
     const VkExtent2D sizes[] = {{1, 1}, {1, 37}, {37, 1}, {7, 5}, {64, 16}, {65, 17}, {130, 47}, {211, 133}};
-    std::uint64_t seed = 300;
-    for (std::size_t f = 0; f < blurFormats().size(); ++f) {
-        const VkFormat format = blurFormats()[f];
-        const std::uint32_t channels = formatInfo(format).channels;
-        const std::uint32_t maxRadius = channels == 1 ? 24u
-                                        : formatInfo(format).bytesPerTexel == 4 && channels == 4
-                                            ? 13u
-                                            : 11u; // RGBA16F, RGBA32F
-        const vkfx::detail::BlurFormat *fmt = vkfx::detail::findBlurFormat(format);
-        ASSERT_NE(fmt, nullptr);
-        ASSERT_TRUE(f >= 4 || maxRadius == 13u)
-            << "blurFormats() should begin with the four 8-bit RGBA / BGRA formats";
-        for (std::uint32_t r = 1; r <= maxRadius; ++r) {
-            // Radii whose tile does not fit this device's shared memory walk (other tests).
-            const std::uint32_t shared = ctx().limits().maxComputeSharedMemorySize;
-            if (r > 2 &&
-                vkfx::detail::blurTileShape(*fmt, r, shared, ctx().properties.vendorID).width == 0)
-                break;
-            // blurFormats() begins RGBA8 UNORM, RGBA8 sRGB, BGRA8 UNORM, BGRA8 sRGB.
-            if (r > 2 && f < 4 && (r + (f & 1) + (f >> 1)) % 2 != 0)
-                continue;
-            for (std::uint32_t v = 0; v < 3; ++v) {
-                if (r > 2 && v != r % 3)
-                    continue; // one variant each above radius 2
-                BlurCase c;
-                c.format = format;
-                c.extent = sizes[(seed + v) % std::size(sizes)];
-                c.border = static_cast<BlurBorder>((seed + v) % 5);
-                c.radiusX = c.radiusY = r;
-                c.sigmaX = 0.4f * float(r) + 0.1f * float(v);
-                c.sigmaY = 0.3f * float(r) + 0.25f;
-                c.filter = v == 2 ? BlurFilter::Box : BlurFilter::Gaussian;
-                c.content = v == 1 ? BlurCase::Content::HotPixels : BlurCase::Content::Random;
-                c.seed = seed++;
-                runCase(c);
-                if (stopped())
-                    return;
-            }
+    const VkFormat format = GetParam();
+    const std::size_t f = static_cast<std::size_t>(
+        std::find(blurFormats().begin(), blurFormats().end(), format) - blurFormats().begin());
+    std::uint64_t seed = 300 + 100 * f;
+    const std::uint32_t channels = formatInfo(format).channels;
+    const std::uint32_t maxRadius = channels == 1 ? 24u
+                                    : formatInfo(format).bytesPerTexel == 4 && channels == 4
+                                        ? 13u
+                                        : 11u; // RGBA16F, RGBA32F
+    const vkfx::detail::BlurFormat *fmt = vkfx::detail::findBlurFormat(format);
+    ASSERT_NE(fmt, nullptr);
+    ASSERT_TRUE(f >= 4 || maxRadius == 13u)
+        << "blurFormats() should begin with the four 8-bit RGBA / BGRA formats";
+    for (std::uint32_t r = 1; r <= maxRadius; ++r) {
+        // Radii whose tile does not fit this device's shared memory walk (other tests).
+        const std::uint32_t shared = ctx().limits().maxComputeSharedMemorySize;
+        if (r > 2 &&
+            vkfx::detail::blurTileShape(*fmt, r, shared, ctx().properties.vendorID).width == 0)
+            break;
+        // blurFormats() begins RGBA8 UNORM, RGBA8 sRGB, BGRA8 UNORM, BGRA8 sRGB.
+        if (r > 2 && f < 4 && (r + (f & 1) + (f >> 1)) % 2 != 0)
+            continue;
+        for (std::uint32_t v = 0; v < 3; ++v) {
+            if (r > 2 && v != r % 3)
+                continue; // one variant each above radius 2
+            BlurCase c;
+            c.format = format;
+            c.extent = sizes[(seed + v) % std::size(sizes)];
+            c.border = static_cast<BlurBorder>((seed + v) % 5);
+            c.radiusX = c.radiusY = r;
+            c.sigmaX = 0.4f * float(r) + 0.1f * float(v);
+            c.sigmaY = 0.3f * float(r) + 0.25f;
+            c.filter = v == 2 ? BlurFilter::Box : BlurFilter::Gaussian;
+            c.content = v == 1 ? BlurCase::Content::HotPixels : BlurCase::Content::Random;
+            c.seed = seed++;
+            runCase(c);
+            if (stopped())
+                return;
         }
     }
+}
+
+INSTANTIATE_TEST_SUITE_P(, BlurTileRadii, ::testing::ValuesIn(blurFormats()),
+                         [](const ::testing::TestParamInfo<VkFormat> &p) {
+                             return formatName(p.param);
+                         });
+
+// The Tile method on images large enough for several tiles per workgroup, interior tiles and
+// border ones, the last tile of each column partial; the shapes NVIDIA GPUs take, forced; a region
+// at odd offsets and layers.
+TEST_F(BlurTest, TileMethodLargeImagesMatchReference) {
+    std::uint64_t seed = 1000;
     // Large enough for several tiles per workgroup (3840x680, tiles of 32 x 24: 4, the last group
     // 1, its tile partial; 1100x990: 2, the last tile partial; at radius 4, tiles of 32 x 32, two
     // layers: 2, the last group of each layer 1, its tile partial).
@@ -732,17 +747,17 @@ TEST_F(BlurTest, TileMethodRadiiMatchReference) {
         return !stopped();
     };
     // 8-bit tiles as NVIDIA GPUs take them (detail::blurTileHeightNvidia8Bit), on any device: 32 x
-    // 24 at radius 5 (two layers: two per workgroup) and 32 x 16 at radius 8 (two per workgroup).
+    // 24 at radii 4 and 7 (two layers: two per workgroup), where other devices take 32 x 32.
     {
         const VendorForced nvidia(0x10DE);
         const vkfx::detail::BlurFormat &bgra8 =
             *vkfx::detail::findBlurFormat(VK_FORMAT_B8G8R8A8_UNORM);
         const std::uint32_t shared = ctx().limits().maxComputeSharedMemorySize;
-        ASSERT_EQ(vkfx::detail::blurTileShape(bgra8, 5, shared, 0).height, 24u);
-        ASSERT_EQ(vkfx::detail::blurTileShape(bgra8, 8, shared, 0).height, 16u);
-        if (!largeCase(VK_FORMAT_R8G8B8A8_UNORM, 5, 2, 1.2f, BlurBorder::Wrap,
+        ASSERT_EQ(vkfx::detail::blurTileShape(bgra8, 4, shared, 0).height, 24u);
+        ASSERT_EQ(vkfx::detail::blurTileShape(bgra8, 7, shared, 0).height, 24u);
+        if (!largeCase(VK_FORMAT_R8G8B8A8_UNORM, 4, 2, 1.2f, BlurBorder::Wrap,
                        BlurCase::Content::Random) ||
-            !largeCase(VK_FORMAT_B8G8R8A8_UNORM, 8, 1, 1.2f, BlurBorder::ClampToEdge,
+            !largeCase(VK_FORMAT_B8G8R8A8_UNORM, 7, 2, 1.2f, BlurBorder::ClampToEdge,
                        BlurCase::Content::HotPixels))
             return;
     }
@@ -1621,7 +1636,7 @@ TEST(BlurHelpers, TilesPerWorkgroupByFormatAndSize) {
     EXPECT_EQ(blurTilesPerGroup(rgba8, {1920, 1080}, 1, narrow), 2u);
     EXPECT_EQ(blurTilesPerGroup(rgba16f, {1920, 1080}, 1, narrow), 2u);
     EXPECT_EQ(blurTilesPerGroup(rgba16f, {256, 256}, 1, wide), 1u);
-    // The large case of TileMethodRadiiMatchReference: 120 x 29 tiles of 32 x 24.
+    // The large case of TileMethodLargeImagesMatchReference: 120 x 29 tiles of 32 x 24.
     EXPECT_EQ(blurTilesPerGroup(rgba8, {3840, 680}, 1, {32, 24}), 4u);
 }
 
@@ -1734,8 +1749,8 @@ TEST(BlurHelpers, TileShapeByFormatAndRadius) {
     EXPECT_EQ(shape(VK_FORMAT_R16G16B16A16_SFLOAT, 1, 4 * 1024), "0x0");
     // NVIDIA (blurTileHeightNvidia8Bit): 8-bit RGBA / BGRA by radius, the other formats as above.
     constexpr std::uint32_t nv = 0x10DE;
-    const char *nvidia8Bit[] = {"32x24", "32x24", "32x32", "32x24", "32x24", "32x32", "32x16",
-                                "32x16", "32x32", "32x32", "32x32", "32x24", "32x24"};
+    const char *nvidia8Bit[] = {"32x24", "32x24", "32x32", "32x24", "32x32", "32x32", "32x24",
+                                "32x32", "32x32", "32x32", "32x32", "32x24", "32x24"};
     for (std::uint32_t r = 1; r <= 13; ++r) {
         EXPECT_EQ(shape(VK_FORMAT_R8G8B8A8_UNORM, r, 48 * 1024, nv), nvidia8Bit[r - 1])
             << "radius " << r;
@@ -1747,9 +1762,9 @@ TEST(BlurHelpers, TileShapeByFormatAndRadius) {
     EXPECT_EQ(shape(VK_FORMAT_R8_UNORM, 7, 48 * 1024, nv), "32x32");
     EXPECT_EQ(shape(VK_FORMAT_R16G16B16A16_SFLOAT, 4, 48 * 1024, nv), "32x24");
     EXPECT_EQ(shape(VK_FORMAT_R16G16B16A16_SFLOAT, 8, 48 * 1024, nv), "32x32");
-    // Where the NVIDIA tile does not fit the shared memory, the rule's: radius 8's 32 x 16 (48 x
-    // 32 x 8 bytes) does not fit 12,000 bytes, nor does any other; radius 4's 32 x 24 (40 x 32 x
-    // 8) does not fit 10,000, 32 x 16 does.
+    // Where the NVIDIA tile does not fit the shared memory, the rule's: radius 8's 32 x 32 (48 x
+    // 48 x 8 bytes) does not fit 12,000 bytes, nor does any other (32 x 16: 48 x 32 x 8); radius
+    // 4's 32 x 24 (40 x 32 x 8) does not fit 10,000, 32 x 16 does.
     EXPECT_EQ(shape(VK_FORMAT_R8G8B8A8_UNORM, 8, 12000, nv), "0x0");
     EXPECT_EQ(shape(VK_FORMAT_R8G8B8A8_UNORM, 4, 10000, nv), "32x16");
 }

@@ -38,10 +38,11 @@
 // memory), a workgroup instead blurs tiles of 32 columns by 24 (8-bit RGBA / BGRA) or 16 (RGBA16F,
 // RGBA32F) rows, or of 64x16 outputs (one channel), at radii 1 and 2, or 32 columns by 32, 24 or
 // 16 rows above (the most that keep the tile under 23.5 KiB of shared memory, else 32; on NVIDIA
-// GPUs 8-bit RGBA / BGRA tiles take 24 rows at radii 4, 5, 12 and 13 and 16 at 7 and 8), up to 8
+// GPUs 8-bit RGBA / BGRA tiles take 24 rows at radii 4, 7, 12 and 13), up to 8
 // (8-bit: 4) one below the other (each tile's source texels and halo staged at once, the next
 // tile's loaded while this one is filtered, each row's horizontal results written over its source
-// texels; the halo texels are read again by the neighbouring tiles, mostly from the L2 cache).
+// texels; the halo texels are read again by the neighbouring tiles, mostly from the L2 cache; up
+// to radius 9 the weights are computed here and pushed with the push constants).
 // Cost: one read of the region (plus halos) and one write; 2 (2r + 1) multiply-adds per channel
 // per texel at radius r. Gaussians of a radius above kMaxRadius take the Decimated method
 // (BlurMethod), and so do those of sigma 6 and more when the caller gives scratch (Auto; 8-bit

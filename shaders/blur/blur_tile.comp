@@ -8,10 +8,11 @@
 // blurs those rows horizontally, each row's results written over its own source texels once they
 // are read (store caching: the horizontal result never leaves shared memory, and the tile takes
 // one array, not two); and writes the tile blurred vertically out of it. The next tile's loads
-// are issued as soon as this tile is staged, so that their latency overlaps both passes, and the
-// weights are made by every invocation in registers (no barrier): at radii up to the host's
-// blurTileMaxRadius this is faster than walking a strip (blur.comp). The halo texels are read
-// again by the neighbouring tiles (from the L2 cache, mostly).
+// are issued as soon as this tile is staged, so that their latency overlaps both passes; the
+// weights come from the push constants (small radii) or are made by every invocation in registers
+// (no barrier): at radii up to the host's blurTileMaxRadius this is faster than walking a strip
+// (blur.comp). The halo texels are read again by the neighbouring tiles (from the L2 cache,
+// mostly).
 //
 // Borders, weights and precision as in blur.comp.
 #extension GL_GOOGLE_include_directive : require
@@ -27,9 +28,9 @@ const uint kGroupSize = 256u;
 layout(constant_id = 0) const bool kSrgb = false;
 #include "blur/border.glsl"
 
-// The radius of both axes (the taps are constants: loops unroll, weights stay in registers),
-// and a tile's output rows and columns: 16 x 64, or 32, 24 or 16 x 32 (kTileHeight a multiple of
-// 8, and of kBandRows where it is larger).
+// The radius of both axes (the taps are constants: loops unroll), and a tile's output rows and
+// columns: 16 x 64, or 32, 24 or 16 x 32 (kTileHeight a multiple of 8, and of kBandRows where it
+// is larger).
 layout(constant_id = 1) const uint kRadius = 1u;
 layout(constant_id = 2) const uint kTileHeight = 16u;
 layout(constant_id = 3) const uint kTileWidth = 64u;
@@ -53,6 +54,24 @@ STAGED toStaged(VEC v) { return v; }
 VEC fromStaged(STAGED s) { return s; }
 #endif
 
+// The push constants (128 bytes, what every device takes; detail::BlurTilePush). Up to radius
+// kHostWeightsMaxRadius the host computes the weights: the multiply-adds take them from the push
+// constants, and the kernel keeps no registers for them (docs/blur-performance.md v46: up to 10%
+// faster than weights made in registers). Above it the kernel makes them from the scales.
+#define VKFX_BLUR_TILE_PUSH
+layout(push_constant) uniform Push {
+    ivec2 srcOffset;    // region origin in the source level
+    ivec2 dstOffset;    // region origin in the destination level
+    uvec2 extent;       // region size
+    uint border;        // kBorder*
+    uint segment;       // tiles per workgroup, one below the other
+    vec4 borderColor;   // kBorderConstant: linear RGBA
+    float weights[20];  // kRadius <= kHostWeightsMaxRadius: the normalized weights of taps
+                        // 0..kRadius of x, then of y; else [0], [1]: x's and y's -1 / (2 sigma^2)
+                        // (0: a box)
+} pc;
+const uint kHostWeightsMaxRadius = 9u; // 2 (9 + 1) weights
+
 #include "blur/direct.glsl"
 
 const uint kTaps = 2u * kRadius + 1u;
@@ -67,14 +86,18 @@ shared STAGED sStaged[kStagedStride * kRows];
 void putStaged(uint i, VEC v) { sStaged[i] = toStaged(v); }
 VEC getStaged(uint i) { return fromStaged(sStaged[i]); }
 
-// Normalized weights of taps 0..kRadius of one axis (tap -k has the weight of tap k): Gaussian
-// exp(-k^2 / (2 sigma^2)) / sum, or 1 / (2r + 1) for a box, summed in blur.comp's order
-// (smallest first). Every invocation makes its own: no shared memory, no barrier.
+// Normalized weights of taps 0..kRadius of axis `axis` (tap -k has the weight of tap k): the
+// host's up to kHostWeightsMaxRadius; above, Gaussian exp(-k^2 / (2 sigma^2)) / sum (a box: scale
+// 0, all 1 / (2r + 1)), summed in blur.comp's order (smallest first), made by every invocation: no
+// shared memory, no barrier.
 // (A macro: arrays sized by specialization constants do not pass as function parameters.)
-#define MAKE_WEIGHTS(scale, w)                                                                     \
-    {                                                                                              \
+#define MAKE_WEIGHTS(axis, w)                                                                      \
+    if (kRadius <= kHostWeightsMaxRadius) {                                                        \
         [[unroll]] for (uint k = 0u; k <= kRadius; ++k)                                           \
-            w[k] = pc.kernel == kFilterBox ? 1.0 : exp((scale) * float(k) * float(k));            \
+            w[k] = pc.weights[(axis) * (kRadius + 1u) + k];                                        \
+    } else {                                                                                       \
+        float scale = pc.weights[(axis)];                                                          \
+        [[unroll]] for (uint k = 0u; k <= kRadius; ++k) w[k] = exp(scale * float(k) * float(k));  \
         float sum = 0.0;                                                                           \
         [[unroll]] for (uint k = kRadius; k >= 1u; --k) sum += 2.0 * w[k];                        \
         sum += w[0];                                                                               \
@@ -128,8 +151,8 @@ void main()
     VEC loaded[kLoads];
     STAGE_LOADS(x0, yGroup, loaded)
     float wx[kRadius + 1u], wy[kRadius + 1u];
-    MAKE_WEIGHTS(pc.weightScale.x, wx)
-    MAKE_WEIGHTS(pc.weightScale.y, wy)
+    MAKE_WEIGHTS(0u, wx)
+    MAKE_WEIGHTS(1u, wy)
 
     uint lane = tid & 31u;
     uint warp = tid >> 5u;

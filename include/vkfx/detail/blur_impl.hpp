@@ -73,6 +73,40 @@ struct BlurPush {
     std::uint32_t ringRows;
 };
 
+// Push constants of shaders/blur/blur_tile.comp (the Tile method; the same pipeline layout as
+// BlurPush, whose range is the larger of the two: 128 bytes, what every device takes). Up to
+// radius kBlurTileHostWeightsMaxRadius `weights` holds the normalized weights of taps 0..r of x,
+// then of y (blurTileWeights), which the kernel's multiply-adds then read from the push constants
+// instead of registers; above, weights[0] and [1] hold BlurPush::weightScale (0: a box).
+struct BlurTilePush {
+    std::int32_t srcOffset[2];
+    std::int32_t dstOffset[2];
+    std::uint32_t extent[2];
+    std::uint32_t border;
+    std::uint32_t segment;
+    float borderColor[4];
+    float weights[20];
+};
+static_assert(sizeof(BlurTilePush) == 128, "blur_tile.comp's push constants");
+constexpr std::uint32_t kBlurTileHostWeightsMaxRadius = 9; // 2 (9 + 1) weights
+constexpr std::uint32_t kBlurDirectPushBytes =
+    sizeof(BlurPush) > sizeof(BlurTilePush) ? std::uint32_t{sizeof(BlurPush)} : std::uint32_t{sizeof(BlurTilePush)};
+// BlurTilePush::weights of a Gaussian of scales `scale` (-1 / (2 sigma^2); 0: a box) and radius
+// `radius` <= kBlurTileHostWeightsMaxRadius on both axes: exp(scale k^2) over their sum, in double
+// precision, each rounded to float.
+inline void blurTileWeights(const float scale[2], std::uint32_t radius, float* weights)
+{
+    for (std::uint32_t a = 0; a < 2; ++a) {
+        double w[kBlurTileHostWeightsMaxRadius + 1] = {};
+        double sum = 0.0;
+        for (std::uint32_t k = radius + 1; k-- > 0;) {
+            w[k] = std::exp(static_cast<double>(scale[a]) * static_cast<double>(k * k));
+            sum += k == 0 ? w[k] : 2.0 * w[k];
+        }
+        for (std::uint32_t k = 0; k <= radius; ++k) weights[a * (radius + 1) + k] = static_cast<float>(w[k] / sum);
+    }
+}
+
 enum : std::uint32_t {
     kBlurBindingSource = 0,
     kBlurBindingDst = 1,
@@ -382,21 +416,23 @@ constexpr std::uint32_t kBlurTileCliffBytes = 23u * 1024u + 512u;
 // The rows of an 8-bit RGBA / BGRA tile above radius 2 on NVIDIA GPUs. A shorter tile stages fewer
 // texels per invocation, so its kernel can take fewer registers and fit more workgroups of 256 on
 // an SM (4 up to 64 registers, 3 up to 80, 2 up to 128), against more halo rows filtered per
-// output. Driver 580.159.04, `--pipeline-stats`, registers at 32 / 24 / 16 rows: r = 3 64 / 60 /
-// 61, r = 4 80 / 64 / 63, r = 5 80 / 64 / 60, r = 6 80 / 80 / 64, r = 7 114 / 80 / 64, r = 8 112 /
-// 80 / 64, r = 9 123 / 116 / 80, r = 10 127 / 118 / 80, r = 11 128 / 125 / 120. H200, vkfx-bench
-// --radii, 2026-11-29T13:34Z, two rounds within 0.5%, median us, 3840x2160 / 1920x1080, 32 / 24 /
-// 16 rows: r = 3 57.2 / 57.6 / 64.7 and 19.6 / 20.1 / 22.0, r = 4 68.7 / 64.6 / 69.1 and 22.9 /
-// 22.1 / 23.4, r = 5 81.8 / 78.2 / 87.2 and 26.1 / 25.9 / 28.9, r = 6 87.7 / 96.8 / 96.6 and 27.8 /
-// 31.2 / 31.2, r = 7 109.0 / 110.8 / 105.0 and 33.8 / 34.4 / 33.5, r = 8 115.2 / 119.4 / 111.3 and
-// 35.5 / 36.8 / 35.2, r = 9 138.3 / 153.4 / 155.9, r = 10 142.7 / 162.7 / 165.2, r = 11 164.8 /
-// 178.8 / 218.8, r = 12 223.8 / 189.7 / 227.4, r = 13 237.1 / 221.8 / 247.1 (docs/blur-
-// performance.md v42). Other GPUs keep the rule below, which picks 32 rows up to radius 11.
+// output. With the weights of radii up to 9 in the push constants (kBlurTileHostWeightsMaxRadius),
+// driver 580.159.04, `--pipeline-stats`, registers at 32 / 24 / 16 rows: r = 3 64 / 60 / 61, r = 4
+// 80 / 64 / 63, r = 5 80 / 64 / 60, r = 6 80 / 80 / 64, r = 7 92 / 80 / 64, r = 8 92 / 80 / 64,
+// r = 9 98 / 92 / 80, r = 10 127 / 118 / 80, r = 11 128 / 125 / 120. H100 80GB HBM3,
+// vkfx-bench --radii, 2026-12-06T08:16Z, two rounds within 0.7%, median us (mean of the rounds),
+// 3840x2160 / 1920x1080, 32 / 24 / 16 rows: r = 3 57.4 / 57.3 / 64.5 and 19.7 / 20.0 / 22.0, r = 4
+// 64.2 / 59.2 / 69.0 and 22.0 / 20.6 / 23.4, r = 5 74.0 / 77.7 / 85.1 and 24.5 / 25.9 / 28.5, r = 6
+// 83.2 / 88.0 / 88.5 and 26.8 / 28.8 / 29.2, r = 7 102.1 / 101.0 / 103.3 and 32.3 / 32.2 / 33.4, r =
+// 8 109.2 / 112.9 / 109.4 and 34.2 / 35.3 / 35.0, r = 9 124.0 / 139.2 / 141.5 and 38.5 / 42.6 /
+// 44.2, r = 10 142.8 / 163.2 / 165.2, r = 11 164.8 / 178.5 / 218.6 (docs/blur-performance.md v46;
+// v42 measured the kernel of weights in registers, whose best heights were 24 at r = 5 and 16 at 7
+// and 8). At r = 12 and 13 24 rows (v42, H200, 3840x2160: 189.7 and 221.8 us against 223.8 and
+// 237.1 with 32 rows, over kBlurTileCliffBytes, and 227.4 and 247.1 with 16). Other GPUs keep the
+// rule below, which picks 32 rows up to radius 11.
 inline std::uint32_t blurTileHeightNvidia8Bit(std::uint32_t radius)
 {
-    if (radius == 4 || radius == 5 || radius >= 12) return 24u;
-    if (radius == 7 || radius == 8) return 16u;
-    return 32u;
+    return radius == 4 || radius == 7 || radius >= 12 ? 24u : 32u;
 }
 // Tests only (not thread-safe): a vendor ID blurTileShape takes instead of the device's; 0: the
 // device's.
@@ -685,7 +721,7 @@ inline VkResult Blurrer::create(const Device& device, const BlurrerCreateInfo& i
         {detail::kBlurBindingSource, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, VK_SHADER_STAGE_COMPUTE_BIT, &b.m_sampler},
         {detail::kBlurBindingDst, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
     };
-    r = detail::createPushLayouts(device, fn, bindings, 2, sizeof(detail::BlurPush), &b.m_setLayout, &b.m_pipelineLayout);
+    r = detail::createPushLayouts(device, fn, bindings, 2, detail::kBlurDirectPushBytes, &b.m_setLayout, &b.m_pipelineLayout);
     if (r != VK_SUCCESS) return r;
 
     // blur.comp's specialization constants: 0 = sRGB, 1 = shared-memory texel slots, 2 = outputs
@@ -818,6 +854,7 @@ struct Blurrer::Plan {
     // Direct
     detail::BlurLayout layout;
     VkPipeline pipeline = VK_NULL_HANDLE;
+    bool tile = false; // pipeline is a tile pipeline (blur_tile.comp)
     // Decimated
     detail::BlurGridLayout grid;
     float norm[2] = {};
@@ -976,6 +1013,7 @@ inline VkResult Blurrer::plan(const BlurInfo& info, const char* fn, bool withScr
             const detail::BlurFormat& fmt = *detail::findBlurFormat(m_info.format);
             const detail::BlurTileShape shape{m_tileWidths[tileRadius - 1], m_tileHeights[tileRadius - 1]};
             p.pipeline = tile;
+            p.tile = true;
             p.layout.strip = shape.width;
             p.layout.rows = shape.height;
             p.layout.groupsX = (extent.width + shape.width - 1) / shape.width;
@@ -1105,28 +1143,46 @@ inline VkResult Blurrer::record(VkCommandBuffer cmd, const BlurInfo& info) const
     writes[2].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     writes[2].pBufferInfo = &scratch;
 
-    if (!p.decimated) {
-        f.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline);
-        f.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, m_pipelineLayout, 0, 2, writes);
-        detail::BlurPush push{};
+    // What the push constants of every kernel hold: the region and its border.
+    auto region = [&](auto& push) {
         push.srcOffset[0] = info.sourceOffset.x;
         push.srcOffset[1] = info.sourceOffset.y;
         push.dstOffset[0] = info.destinationOffset.x;
         push.dstOffset[1] = info.destinationOffset.y;
         push.extent[0] = p.extent.width;
         push.extent[1] = p.extent.height;
-        push.radius[0] = p.radius[0];
-        push.radius[1] = p.radius[1];
-        push.weightScale[0] = p.scale[0];
-        push.weightScale[1] = p.scale[1];
-        push.kernel = static_cast<std::uint32_t>(info.filter);
         push.border = static_cast<std::uint32_t>(info.border);
         for (int c = 0; c < 4; ++c) push.borderColor[c] = info.borderColor[c];
-        push.strip = p.layout.strip;
-        push.rows = p.layout.rows;
-        push.segment = p.layout.segment;
-        push.ringRows = p.layout.ringRows;
-        f.vkCmdPushConstants(cmd, m_pipelineLayout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
+    };
+    if (!p.decimated) {
+        f.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline);
+        f.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, m_pipelineLayout, 0, 2, writes);
+        if (p.tile) {
+            detail::BlurTilePush push{};
+            region(push);
+            push.segment = p.layout.segment;
+            // (p.scale is 0 for a box.)
+            if (p.radius[0] <= detail::kBlurTileHostWeightsMaxRadius) {
+                detail::blurTileWeights(p.scale, p.radius[0], push.weights);
+            } else {
+                push.weights[0] = p.scale[0];
+                push.weights[1] = p.scale[1];
+            }
+            f.vkCmdPushConstants(cmd, m_pipelineLayout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
+        } else {
+            detail::BlurPush push{};
+            region(push);
+            push.radius[0] = p.radius[0];
+            push.radius[1] = p.radius[1];
+            push.weightScale[0] = p.scale[0];
+            push.weightScale[1] = p.scale[1];
+            push.kernel = static_cast<std::uint32_t>(info.filter);
+            push.strip = p.layout.strip;
+            push.rows = p.layout.rows;
+            push.segment = p.layout.segment;
+            push.ringRows = p.layout.ringRows;
+            f.vkCmdPushConstants(cmd, m_pipelineLayout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
+        }
         f.vkCmdDispatch(cmd, p.layout.groupsX, p.layout.groupsY, p.layers);
         return VK_SUCCESS;
     }
@@ -1146,20 +1202,13 @@ inline VkResult Blurrer::record(VkCommandBuffer cmd, const BlurInfo& info) const
     f.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, g.moments ? m_gridPasses[3] : m_gridPasses[0]);
     f.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, m_gridPipelineLayout, 0, 3, writes);
     detail::BlurGridPush push{};
-    for (int c = 0; c < 4; ++c) push.borderColor[c] = info.borderColor[c];
-    push.srcOffset[0] = info.sourceOffset.x;
-    push.srcOffset[1] = info.sourceOffset.y;
-    push.dstOffset[0] = info.destinationOffset.x;
-    push.dstOffset[1] = info.destinationOffset.y;
-    push.extent[0] = p.extent.width;
-    push.extent[1] = p.extent.height;
+    region(push);
     for (int a = 0; a < 2; ++a) {
         push.radius[a] = p.radius[a];
         push.weightScale[a] = p.scale[a];
         push.weightNorm[a] = p.norm[a];
         push.grid[a] = g.step[a];
     }
-    push.border = static_cast<std::uint32_t>(info.border);
     push.gridCols = g.gridCols;
     push.gridRows = g.gridRows;
     push.gridOffset = g.gridOffset;
