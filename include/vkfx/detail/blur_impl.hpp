@@ -88,7 +88,9 @@ struct BlurTilePush {
     float weights[20];
 };
 static_assert(sizeof(BlurTilePush) == 128, "blur_tile.comp's push constants");
-constexpr std::uint32_t kBlurTileHostWeightsMaxRadius = 9; // 2 (9 + 1) weights
+constexpr std::uint32_t kBlurTileHostWeightsMaxRadius = 9; // (blur_tile.comp's kHostWeightsMaxRadius)
+static_assert(2 * (kBlurTileHostWeightsMaxRadius + 1) <= sizeof(BlurTilePush::weights) / sizeof(float),
+              "both axes' weights fit BlurTilePush::weights");
 constexpr std::uint32_t kBlurDirectPushBytes =
     sizeof(BlurPush) > sizeof(BlurTilePush) ? std::uint32_t{sizeof(BlurPush)} : std::uint32_t{sizeof(BlurTilePush)};
 // BlurTilePush::weights of a Gaussian of scales `scale` (-1 / (2 sigma^2); 0: a box) and radius
@@ -96,6 +98,7 @@ constexpr std::uint32_t kBlurDirectPushBytes =
 // precision, each rounded to float.
 inline void blurTileWeights(const float scale[2], std::uint32_t radius, float* weights)
 {
+    radius = std::min(radius, kBlurTileHostWeightsMaxRadius);
     for (std::uint32_t a = 0; a < 2; ++a) {
         double w[kBlurTileHostWeightsMaxRadius + 1] = {};
         double sum = 0.0;
