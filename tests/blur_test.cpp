@@ -643,7 +643,7 @@ struct VendorForced {
 // RGBA32F), takes the Tile method (up to radius 2 tiles of 32 x 24 for 8-bit RGBA / BGRA, 32 x 16
 // for RGBA16F and RGBA32F, 64 x 16 for one channel; 32 x 32, 32 x 24 or 32 x 16 above) where the
 // device's shared memory holds one: per format, every radius, every border, sizes below, at and
-// across tile edges, different sigmas per axis (the weights of radii up to 9 come from the host,
+// across tile edges, different sigmas per axis (the weights of radii up to 11 come from the host,
 // of each axis its own), boxes. Above radius 2 the four 8-bit formats take every other radius
 // each, so that every radius runs once through a UNORM and once through an sRGB format, once as
 // RGBA and once as BGRA. (Each radius is a pipeline, seconds to compile on lavapipe.)
@@ -1712,6 +1712,21 @@ TEST_F(BlurTest, EveryRadiusWithATileHasATilePipeline) {
                 << formatName(format);
         }
     }
+}
+
+// The Tile method's push constants hold offsets and extent as 16-bit halves: regions beyond them
+// (possible on devices whose images are larger than 65535 texels a side) take the walk.
+TEST(BlurHelpers, TileRegionsFitTheirPushConstants) {
+    using vkfx::detail::blurTileFitsPush;
+    EXPECT_EQ(vkfx::detail::blurPackHalves(3, 5), 0x50003u);
+    EXPECT_EQ(vkfx::detail::blurPackHalves(65535, 65535), 0xFFFFFFFFu);
+    EXPECT_TRUE(blurTileFitsPush({0, 0}, {0, 0}, {65535, 65535}));
+    EXPECT_TRUE(blurTileFitsPush({65534, 7}, {9, 65534}, {1, 1}));
+    EXPECT_FALSE(blurTileFitsPush({0, 0}, {0, 0}, {65536, 1}));
+    EXPECT_FALSE(blurTileFitsPush({0, 0}, {0, 0}, {1, 65536}));
+    EXPECT_FALSE(blurTileFitsPush({65536, 0}, {0, 0}, {1, 1}));
+    EXPECT_FALSE(blurTileFitsPush({0, 0}, {0, 70000}, {1, 1}));
+    EXPECT_FALSE(blurTileFitsPush({-1, 0}, {0, 0}, {1, 1}));
 }
 
 TEST(BlurHelpers, TileShapeByFormatAndRadius) {

@@ -42,7 +42,7 @@
 // (8-bit: 4) one below the other (each tile's source texels and halo staged at once, the next
 // tile's loaded while this one is filtered, each row's horizontal results written over its source
 // texels; the halo texels are read again by the neighbouring tiles, mostly from the L2 cache; up
-// to radius 9 the weights are computed on the host and pushed with the push constants).
+// to radius 11 the weights are computed on the host and pushed with the push constants).
 // Cost: one read of the region (plus halos) and one write; 2 (2r + 1) multiply-adds per channel
 // per texel at radius r. Gaussians of a radius above kMaxRadius take the Decimated method
 // (BlurMethod), and so do those of sigma 6 and more when the caller gives scratch (Auto; 8-bit

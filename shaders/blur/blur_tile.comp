@@ -2,7 +2,7 @@
 // vkfx blur, small radii (the Tile method): a separable Gaussian or box blur of radius kRadius
 // (both axes) of one region of an image into another image, in one dispatch.
 //
-// A workgroup owns pc.segment tiles of kTileWidth output columns by kTileHeight output rows of
+// A workgroup owns `segment` tiles of kTileWidth output columns by kTileHeight output rows of
 // one layer, one below the other. For each, it loads the tile's source texels with the halo
 // (kRadius texels on each side) into shared memory, every load issued before any is stored;
 // blurs those rows horizontally, each row's results written over its own source texels once they
@@ -54,23 +54,24 @@ STAGED toStaged(VEC v) { return v; }
 VEC fromStaged(STAGED s) { return s; }
 #endif
 
-// The push constants (128 bytes, what every device takes; detail::BlurTilePush). Up to radius
+// The push constants (128 bytes, what every device takes; detail::BlurTilePush): offsets, extent,
+// border and tiles per workgroup as 16-bit halves, so that 24 weights fit. Up to radius
 // kHostWeightsMaxRadius the host computes the weights: the multiply-adds take them from the push
 // constants, and the kernel keeps no registers for them (docs/blur-performance.md v46: up to 10%
 // faster than weights made in registers). Above it the kernel makes them from the scales.
 #define VKFX_BLUR_TILE_PUSH
 layout(push_constant) uniform Push {
-    ivec2 srcOffset;    // region origin in the source level
-    ivec2 dstOffset;    // region origin in the destination level
-    uvec2 extent;       // region size
-    uint border;        // kBorder*
-    uint segment;       // tiles per workgroup, one below the other
+    uint srcOffset;     // region origin in the source level: x | y << 16
+    uint dstOffset;     // region origin in the destination level: x | y << 16
+    uint extent;        // region size: width | height << 16
+    uint borderSegment; // kBorder* | tiles per workgroup (one below the other) << 16
     vec4 borderColor;   // kBorderConstant: linear RGBA
-    float weights[20];  // kRadius <= kHostWeightsMaxRadius: the normalized weights of taps
+    float weights[24];  // kRadius <= kHostWeightsMaxRadius: the normalized weights of taps
                         // 0..kRadius of x, then of y; else [0], [1]: x's and y's -1 / (2 sigma^2)
                         // (0: a box)
 } pc;
-const uint kHostWeightsMaxRadius = 9u; // 2 (9 + 1) weights
+const uint kHostWeightsMaxRadius = 11u; // 2 (11 + 1) weights
+ivec2 unpackHalves(uint v) { return ivec2(v & 0xFFFFu, v >> 16u); }
 
 #include "blur/direct.glsl"
 
@@ -109,7 +110,7 @@ VEC constantColor() { return VEC_FROM4(pc.borderColor); }
 
 VEC fetchSource(int x, int y, uint layer)
 {
-    return VEC_FROM4(texelFetch(src, ivec3(pc.srcOffset + ivec2(x, y), int(layer)), 0));
+    return VEC_FROM4(texelFetch(src, ivec3(unpackHalves(pc.srcOffset) + ivec2(x, y), int(layer)), 0));
 }
 
 // Issues the loads of the tile at (x0, y0) into `loaded` (a macro: `loaded` is sized by a
@@ -129,8 +130,8 @@ VEC fetchSource(int x, int y, uint layer)
             [[unroll]] for (uint k = 0u; k < kLoads; ++k) {                                        \
                 uint i = k * kGroupSize + tid;                                                     \
                 uint r = i / kStagedWidth;                                                         \
-                int sx = borderIndex(x0 - int(kRadius) + int(i - r * kStagedWidth), width, pc.border); \
-                int sy = borderIndex(y0 - int(kRadius) + int(r), height, pc.border);               \
+                int sx = borderIndex(x0 - int(kRadius) + int(i - r * kStagedWidth), width, border); \
+                int sy = borderIndex(y0 - int(kRadius) + int(r), height, border);                  \
                 bool outside = i >= kStagedWidth * kRows || sx < 0 || sy < 0;                      \
                 loaded[k] = outside ? constantColor() : fetchSource(sx, sy, layer);                \
             }                                                                                      \
@@ -141,10 +142,13 @@ void main()
 {
     uint tid = gl_LocalInvocationIndex;
     uint layer = gl_WorkGroupID.z;
-    int width = int(pc.extent.x);
-    int height = int(pc.extent.y);
+    int width = unpackHalves(pc.extent).x;
+    int height = unpackHalves(pc.extent).y;
+    uint border = pc.borderSegment & 0xFFFFu;
+    uint segment = pc.borderSegment >> 16u;
+    ivec2 dstOffset = unpackHalves(pc.dstOffset);
     int x0 = int(gl_WorkGroupID.x * kTileWidth);
-    int yGroup = int(gl_WorkGroupID.y * kTileHeight * pc.segment);
+    int yGroup = int(gl_WorkGroupID.y * kTileHeight * segment);
 
     // 1. Load the first tile's source rows y0 - kRadius .., columns x0 - kRadius .. (border-
     //    mapped), all at once; make the weights while they are in flight.
@@ -181,7 +185,7 @@ void main()
     uint hRow = kPadRows ? 4u * (block / kGroupBlocks) + (hTid & 3u) : hTid / (kTileWidth / 4u);
     uint hCol = kPadRows ? 4u * (4u * (block % kGroupBlocks) + ((hTid >> 2u) & 3u)) : (hTid % (kTileWidth / 4u)) * 4u;
     int x = x0 + int(vCol);
-    for (uint tile = 0u; tile < pc.segment; ++tile) {
+    for (uint tile = 0u; tile < segment; ++tile) {
         int y0 = yGroup + int(tile * kTileHeight);
         if (y0 >= height) break; // uniform
         if (tile > 0u) barrier(); // the previous tile's vertical reads are done
@@ -194,7 +198,7 @@ void main()
 
         // The next tile's loads (their registers are free once this tile is staged), in flight
         // during this tile's passes and stores.
-        if (tile + 1u < pc.segment) STAGE_LOADS(x0, y0 + int(kTileHeight), loaded)
+        if (tile + 1u < segment) STAGE_LOADS(x0, y0 + int(kTileHeight), loaded)
 
         // 2. Horizontal: rows hRow + kRowsPerRound k, columns hCol .. hCol + 3, from a window of
         //    taps that slides through registers; each round's results are stored over their rows'
@@ -247,7 +251,7 @@ void main()
             if (x < width) {
                 [[unroll]] for (uint j = 0u; j < 4u; ++j) {
                     int y = y0 + int(first + 2u * j);
-                    if (y < height) imageStore(dst, ivec3(pc.dstOffset + ivec2(x, y), int(layer)), encode(acc[j]));
+                    if (y < height) imageStore(dst, ivec3(dstOffset + ivec2(x, y), int(layer)), encode(acc[j]));
                 }
             }
         }

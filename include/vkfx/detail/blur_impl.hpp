@@ -74,25 +74,35 @@ struct BlurPush {
 };
 
 // Push constants of shaders/blur/blur_tile.comp (the Tile method; the same pipeline layout as
-// BlurPush, whose range is the larger of the two: 128 bytes, what every device takes). Up to
-// radius kBlurTileHostWeightsMaxRadius `weights` holds the normalized weights of taps 0..r of x,
-// then of y (blurTileWeights), which the kernel's multiply-adds then read from the push constants
-// instead of registers; above, weights[0] and [1] hold BlurPush::weightScale (0: a box).
+// BlurPush, whose range is the larger of the two: 128 bytes, what every device takes). Offsets,
+// extent, border and tiles per workgroup are 16-bit halves (x | y << 16; the Tile method takes
+// regions whose offsets and extent are below 65536, blurTileFitsPush), so that 24 weights fit: up
+// to radius kBlurTileHostWeightsMaxRadius `weights` holds the normalized weights of taps 0..r of
+// x, then of y (blurTileWeights), which the kernel's multiply-adds then read from the push
+// constants instead of registers; above, weights[0] and [1] hold BlurPush::weightScale (0: a box).
 struct BlurTilePush {
-    std::int32_t srcOffset[2];
-    std::int32_t dstOffset[2];
-    std::uint32_t extent[2];
-    std::uint32_t border;
-    std::uint32_t segment;
+    std::uint32_t srcOffset;
+    std::uint32_t dstOffset;
+    std::uint32_t extent;
+    std::uint32_t borderSegment; // border | segment << 16
     float borderColor[4];
-    float weights[20];
+    float weights[24];
 };
 static_assert(sizeof(BlurTilePush) == 128, "blur_tile.comp's push constants");
-constexpr std::uint32_t kBlurTileHostWeightsMaxRadius = 9; // (blur_tile.comp's kHostWeightsMaxRadius)
+constexpr std::uint32_t kBlurTileHostWeightsMaxRadius = 11; // (blur_tile.comp's kHostWeightsMaxRadius)
 static_assert(2 * (kBlurTileHostWeightsMaxRadius + 1) <= sizeof(BlurTilePush::weights) / sizeof(float),
               "both axes' weights fit BlurTilePush::weights");
 constexpr std::uint32_t kBlurDirectPushBytes =
     sizeof(BlurPush) > sizeof(BlurTilePush) ? std::uint32_t{sizeof(BlurPush)} : std::uint32_t{sizeof(BlurTilePush)};
+// x | y << 16, for BlurTilePush (both below 65536).
+inline std::uint32_t blurPackHalves(std::uint32_t x, std::uint32_t y) { return x | y << 16; }
+// Whether a region's offsets and extent fit BlurTilePush's 16-bit halves (every image of a device
+// whose maxImageDimension2D is at most 65535 does).
+inline bool blurTileFitsPush(VkOffset2D src, VkOffset2D dst, VkExtent2D extent)
+{
+    const auto fits = [](std::int64_t v) { return v >= 0 && v < 65536; };
+    return fits(src.x) && fits(src.y) && fits(dst.x) && fits(dst.y) && fits(extent.width) && fits(extent.height);
+}
 // BlurTilePush::weights of a Gaussian of scales `scale` (-1 / (2 sigma^2); 0: a box) and radius
 // `radius` <= kBlurTileHostWeightsMaxRadius on both axes: exp(scale k^2) over their sum, in double
 // precision, each rounded to float.
@@ -419,7 +429,7 @@ constexpr std::uint32_t kBlurTileCliffBytes = 23u * 1024u + 512u;
 // The rows of an 8-bit RGBA / BGRA tile above radius 2 on NVIDIA GPUs. A shorter tile stages fewer
 // texels per invocation, so its kernel can take fewer registers and fit more workgroups of 256 on
 // an SM (4 up to 64 registers, 3 up to 80, 2 up to 128), against more halo rows filtered per
-// output. With the weights of radii up to 9 in the push constants (kBlurTileHostWeightsMaxRadius),
+// output. With the weights of radii up to 9 in the push constants (10 and 11 still made theirs),
 // driver 580.159.04, `--pipeline-stats`, registers at 32 / 24 / 16 rows: r = 3 64 / 60 / 61, r = 4
 // 80 / 64 / 63, r = 5 80 / 64 / 60, r = 6 80 / 80 / 64, r = 7 92 / 80 / 64, r = 8 92 / 80 / 64,
 // r = 9 98 / 92 / 80, r = 10 127 / 118 / 80, r = 11 128 / 125 / 120. H100 80GB HBM3,
@@ -1005,10 +1015,11 @@ inline VkResult Blurrer::plan(const BlurInfo& info, const char* fn, bool withScr
     };
     bool groupsFit = true;
     if (!p.decimated) {
-        // The Tile method where it has a pipeline for the radius (the same on both axes), else the
-        // walk.
+        // The Tile method where it has a pipeline for the radius (the same on both axes) and the
+        // region fits its push constants, else the walk.
         const std::uint32_t tileRadius = p.radius[0];
-        const VkPipeline tile = p.radius[1] == tileRadius && tileRadius >= 1 && tileRadius <= kTileMaxRadius
+        const VkPipeline tile = p.radius[1] == tileRadius && tileRadius >= 1 && tileRadius <= kTileMaxRadius &&
+                                        detail::blurTileFitsPush(info.sourceOffset, info.destinationOffset, extent)
                                     ? m_tilePipelines[tileRadius - 1]
                                     : VK_NULL_HANDLE;
         if (tile) {
@@ -1162,8 +1173,13 @@ inline VkResult Blurrer::record(VkCommandBuffer cmd, const BlurInfo& info) const
         f.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, m_pipelineLayout, 0, 2, writes);
         if (p.tile) {
             detail::BlurTilePush push{};
-            region(push);
-            push.segment = p.layout.segment;
+            push.srcOffset = detail::blurPackHalves(static_cast<std::uint32_t>(info.sourceOffset.x),
+                                                    static_cast<std::uint32_t>(info.sourceOffset.y));
+            push.dstOffset = detail::blurPackHalves(static_cast<std::uint32_t>(info.destinationOffset.x),
+                                                    static_cast<std::uint32_t>(info.destinationOffset.y));
+            push.extent = detail::blurPackHalves(p.extent.width, p.extent.height);
+            push.borderSegment = detail::blurPackHalves(static_cast<std::uint32_t>(info.border), p.layout.segment);
+            for (int c = 0; c < 4; ++c) push.borderColor[c] = info.borderColor[c];
             // (p.scale is 0 for a box.)
             if (p.radius[0] <= detail::kBlurTileHostWeightsMaxRadius) {
                 detail::blurTileWeights(p.scale, p.radius[0], push.weights);
