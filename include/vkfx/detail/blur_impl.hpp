@@ -1157,7 +1157,8 @@ inline VkResult Blurrer::record(VkCommandBuffer cmd, const BlurInfo& info) const
     writes[2].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     writes[2].pBufferInfo = &scratch;
 
-    // What the push constants of every kernel hold: the region and its border.
+    // What the walk's and the Decimated method's push constants hold: the region and its border
+    // (BlurTilePush packs them).
     auto region = [&](auto& push) {
         push.srcOffset[0] = info.sourceOffset.x;
         push.srcOffset[1] = info.sourceOffset.y;
