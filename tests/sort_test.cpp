@@ -578,37 +578,47 @@ TEST_F(SortTest, LargeCountsMatchStableSortOnGpus) {
     check({.spec = {.key = SortKey::Uint64, .values = SortValues::Bits64}, .count = 1u << 24, .dist = Dist::Random}, 202);
 }
 
-TEST_F(SortTest, EveryKeyTypeOrderAndValueWidth) {
-    std::uint64_t seed = 1000;
-    for (SortKey k : {SortKey::Uint32, SortKey::Int32, SortKey::Float32, SortKey::Uint64, SortKey::Int64,
-                      SortKey::Float64}) {
-        for (SortOrder o : {SortOrder::Ascending, SortOrder::Descending}) {
-            for (SortValues v : {SortValues::None, SortValues::Bits32, SortValues::Bits64}) {
-                // One path per combination, alternating along each of the three axes: every key
-                // type, order and value width runs on both paths, and so does every pair of them
-                // (each combination is a pipeline to compile: seconds on lavapipe).
-                const auto axes =
-                    static_cast<unsigned>(k) + static_cast<unsigned>(o) + static_cast<unsigned>(v);
-                const SortPath path = kPaths[axes % 2];
-                for (std::uint32_t n : {257u, 9000u}) {
-                    // Top byte, bottom byte, all equal: passes whose digit every key shares only
-                    // copy, with the key transforms of a first or last pass.
-                    for (Dist d : {Dist::Random, Dist::FewUnique, Dist::Specials, Dist::TopByte, Dist::BottomByte,
-                                   Dist::AllEqual}) {
-                        if (n == 257u && (d == Dist::TopByte || d == Dist::BottomByte || d == Dist::AllEqual))
-                            continue;
-                        check({.spec = {.key = k, .order = o, .values = v},
-                               .count = n,
-                               .dist = d,
-                               .path = path},
-                              seed);
-                        ++seed;
-                    }
+// Each key type (a test of its own, so that ctest can run a subset: the "test-sg4" preset takes
+// one of each key width), with every order and value width.
+class SortKeyTypes : public SortTest, public ::testing::WithParamInterface<SortKey> {};
+
+TEST_P(SortKeyTypes, EveryOrderAndValueWidth) {
+    const SortKey k = GetParam();
+    std::uint64_t seed = 1000 + 100 * static_cast<std::uint64_t>(k);
+    for (SortOrder o : {SortOrder::Ascending, SortOrder::Descending}) {
+        for (SortValues v : {SortValues::None, SortValues::Bits32, SortValues::Bits64}) {
+            // One path per combination, alternating along each of the three axes: every key
+            // type, order and value width runs on both paths, and so does every pair of them
+            // (each combination is a pipeline to compile: seconds on lavapipe).
+            const auto axes =
+                static_cast<unsigned>(k) + static_cast<unsigned>(o) + static_cast<unsigned>(v);
+            const SortPath path = kPaths[axes % 2];
+            for (std::uint32_t n : {257u, 9000u}) {
+                // Top byte, bottom byte, all equal: passes whose digit every key shares only
+                // copy, with the key transforms of a first or last pass.
+                for (Dist d : {Dist::Random, Dist::FewUnique, Dist::Specials, Dist::TopByte,
+                               Dist::BottomByte, Dist::AllEqual}) {
+                    if (n == 257u &&
+                        (d == Dist::TopByte || d == Dist::BottomByte || d == Dist::AllEqual))
+                        continue;
+                    check({.spec = {.key = k, .order = o, .values = v},
+                           .count = n,
+                           .dist = d,
+                           .path = path},
+                          seed);
+                    ++seed;
                 }
             }
         }
     }
 }
+
+INSTANTIATE_TEST_SUITE_P(, SortKeyTypes,
+                         ::testing::Values(SortKey::Uint32, SortKey::Int32, SortKey::Float32,
+                                           SortKey::Uint64, SortKey::Int64, SortKey::Float64),
+                         [](const ::testing::TestParamInfo<SortKey> &p) {
+                             return std::string(keyName(p.param));
+                         });
 
 // Bit ranges sort by the selected bits only (stably: equal selected bits keep input order), with
 // one pass per 8 bits; odd pass counts end in the caller's buffers too.
