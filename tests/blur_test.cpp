@@ -269,18 +269,19 @@ bool deviceCanBlur(VkFormat format, std::string *why) {
 }
 
 // Blurrers are cached per format (and whether they have the moments form's pipelines, which
-// vkfx::detail::blurMomentsOverride decides at creation, and the vendor whose tile shapes
-// vkfx::detail::blurTileVendorOverride makes them take) for the whole process (pipeline creation
-// is slow on lavapipe).
+// vkfx::detail::blurMomentsOverride decides at creation, the vendor whose tile shapes
+// vkfx::detail::blurTileVendorOverride makes them take, and the push-constant bytes
+// vkfx::detail::blurMaxPushBytesOverride leaves them) for the whole process (pipeline creation is
+// slow on lavapipe).
 const vkfx::Blurrer *cachedBlurrer(VkFormat format) {
-    using Key = std::tuple<VkFormat, bool, std::uint32_t>;
+    using Key = std::tuple<VkFormat, bool, std::uint32_t, std::uint32_t>;
     static auto *cache = [] {
         auto *m = new std::map<Key, std::unique_ptr<vkfx::Blurrer>>;
         ctx().atShutdown([m] { m->clear(); });
         return m;
     }();
     const Key key{format, vkfx::detail::blurMoments(ctx().vkfx.properties().deviceType),
-                  vkfx::detail::blurTileVendorOverride};
+                  vkfx::detail::blurTileVendorOverride, vkfx::detail::blurMaxPushBytesOverride};
     auto it = cache->find(key);
     if (it != cache->end())
         return it->second.get();
@@ -778,6 +779,52 @@ TEST_F(BlurTest, TileMethodLargeImagesMatchReference) {
                  .seed = seed++});
         if (stopped())
             return;
+    }
+}
+
+// The Tile method above radius 11 with its weights made in the kernel from the scales, as on
+// devices that take 128 bytes of push constants (lavapipe: BlurTileRadii runs these there),
+// forced on a device that takes 256, whose Blurrers otherwise push the host's weights for those
+// radii too (blur_tile.comp's "_wide" variants, which BlurTileRadii then runs).
+struct PushBytesForced {
+    explicit PushBytesForced(std::uint32_t bytes) {
+        vkfx::detail::blurMaxPushBytesOverride = bytes;
+    }
+    ~PushBytesForced() { vkfx::detail::blurMaxPushBytesOverride = 0; }
+};
+
+TEST_F(BlurTest, TileWeightsMadeInTheKernelMatchReferenceWhere256PushBytesAreTaken) {
+    if (ctx().limits().maxPushConstantsSize < vkfx::detail::kBlurTileWidePushBytes)
+        GTEST_SKIP() << "the device takes " << ctx().limits().maxPushConstantsSize
+                     << " bytes of push constants: its Tile method makes the weights above radius "
+                        "11 in the kernel, which BlurTileRadii runs";
+    const PushBytesForced narrow(vkfx::detail::kBlurTilePushBytes);
+    struct Radius {
+        VkFormat format;
+        std::uint32_t radius;
+    };
+    std::uint64_t seed = 1200;
+    for (const Radius &t :
+         {Radius{VK_FORMAT_R8G8B8A8_UNORM, 12}, Radius{VK_FORMAT_B8G8R8A8_SRGB, 13},
+          Radius{VK_FORMAT_R32_SFLOAT, 16}, Radius{VK_FORMAT_R8_UNORM, 24}}) {
+        std::string why;
+        if (!deviceCanBlur(t.format, &why))
+            continue;
+        for (std::uint32_t v = 0; v < 2; ++v) {
+            BlurCase c;
+            c.format = t.format;
+            c.extent = v == 0 ? VkExtent2D{211, 133} : VkExtent2D{65, 17};
+            c.border = static_cast<BlurBorder>(seed % 5);
+            c.radiusX = c.radiusY = t.radius;
+            c.sigmaX = 0.4f * float(t.radius);
+            c.sigmaY = 0.3f * float(t.radius) + 0.25f;
+            c.filter = v == 1 ? BlurFilter::Box : BlurFilter::Gaussian;
+            c.content = v == 1 ? BlurCase::Content::HotPixels : BlurCase::Content::Random;
+            c.seed = seed++;
+            runCase(c);
+            if (stopped())
+                return;
+        }
     }
 }
 
@@ -1762,7 +1809,8 @@ TEST(BlurHelpers, TileShapeByFormatAndRadius) {
     EXPECT_EQ(shape(VK_FORMAT_R32_SFLOAT, 19, 16 * 1024), "32x16");
     EXPECT_EQ(shape(VK_FORMAT_R32_SFLOAT, 21, 16 * 1024), "0x0");
     EXPECT_EQ(shape(VK_FORMAT_R16G16B16A16_SFLOAT, 1, 4 * 1024), "0x0");
-    // NVIDIA (blurTileHeightNvidia8Bit): 8-bit RGBA / BGRA by radius, the other formats as above.
+    // NVIDIA (blurTileHeightNvidia8Bit): 8-bit RGBA / BGRA by radius; RGBA16F and RGBA32F as
+    // above.
     constexpr std::uint32_t nv = 0x10DE;
     const char *nvidia8Bit[] = {"32x24", "32x24", "32x32", "32x24", "32x32", "32x32", "32x24",
                                 "32x32", "32x32", "32x32", "32x32", "32x24", "32x24"};
@@ -1773,8 +1821,13 @@ TEST(BlurHelpers, TileShapeByFormatAndRadius) {
             << "radius " << r;
     }
     EXPECT_EQ(shape(VK_FORMAT_R8G8B8A8_UNORM, 14, 48 * 1024, nv), "0x0");
-    EXPECT_EQ(shape(VK_FORMAT_R32_SFLOAT, 4, 48 * 1024, nv), "32x32"); // not 8-bit: the rule's
+    // One channel (blurTileHeightNvidia): 24 rows at radii 3 and 4, then the rule's.
+    EXPECT_EQ(shape(VK_FORMAT_R32_SFLOAT, 2, 48 * 1024, nv), "64x16");
+    EXPECT_EQ(shape(VK_FORMAT_R32_SFLOAT, 3, 48 * 1024, nv), "32x24");
+    EXPECT_EQ(shape(VK_FORMAT_R8_UNORM, 4, 48 * 1024, nv), "32x24");
+    EXPECT_EQ(shape(VK_FORMAT_R32_SFLOAT, 5, 48 * 1024, nv), "32x32");
     EXPECT_EQ(shape(VK_FORMAT_R8_UNORM, 7, 48 * 1024, nv), "32x32");
+    EXPECT_EQ(shape(VK_FORMAT_R32_SFLOAT, 24, 48 * 1024, nv), "32x24");
     EXPECT_EQ(shape(VK_FORMAT_R16G16B16A16_SFLOAT, 4, 48 * 1024, nv), "32x24");
     EXPECT_EQ(shape(VK_FORMAT_R16G16B16A16_SFLOAT, 8, 48 * 1024, nv), "32x32");
     // Where the NVIDIA tile does not fit the shared memory, the rule's: radius 8's 32 x 32 (48 x

@@ -38,11 +38,13 @@
 // memory), a workgroup instead blurs tiles of 32 columns by 24 (8-bit RGBA / BGRA) or 16 (RGBA16F,
 // RGBA32F) rows, or of 64x16 outputs (one channel), at radii 1 and 2, or 32 columns by 32, 24 or
 // 16 rows above (the most that keep the tile under 23.5 KiB of shared memory, else 32; on NVIDIA
-// GPUs 8-bit RGBA / BGRA tiles take 24 rows at radii 4, 7, 12 and 13), up to 8
-// (8-bit: 4) one below the other (each tile's source texels and halo staged at once, the next
-// tile's loaded while this one is filtered, each row's horizontal results written over its source
-// texels; the halo texels are read again by the neighbouring tiles, mostly from the L2 cache; up
-// to radius 11 the weights are computed on the host and pushed with the push constants).
+// GPUs 8-bit RGBA / BGRA tiles take 24 rows at radii 4, 7, 12 and 13, one-channel ones at 3 and
+// 4), up to 8 (8-bit: 4) one below the other (each tile's source texels and halo staged at once,
+// the next tile's loaded while this one is filtered, each row's horizontal results written over
+// its source texels; the halo texels are read again by the neighbouring tiles, mostly from the L2
+// cache; the weights are computed on the host and pushed with the push constants up to radius 11,
+// and at every radius on devices whose maxPushConstantsSize is 256 or more, whose Blurrers take a
+// 256-byte push-constant range).
 // Cost: one read of the region (plus halos) and one write; 2 (2r + 1) multiply-adds per channel
 // per texel at radius r. Gaussians of a radius above kMaxRadius take the Decimated method
 // (BlurMethod), and so do those of sigma 6 and more when the caller gives scratch (Auto; 8-bit
@@ -351,6 +353,9 @@ private:
     // The tile each of those pipelines was built for (columns, rows): what plan() records with.
     std::uint8_t m_tileWidths[kTileMaxRadius] = {};
     std::uint8_t m_tileHeights[kTileMaxRadius] = {};
+    // The push-constant bytes of the Tile method's pipelines above radius 11 (128, or 256 where
+    // the device takes them: their weights then come from the host; detail::BlurTilePush).
+    std::uint32_t m_tilePushBytes = 0;
     VkSampler m_sampler = VK_NULL_HANDLE;
     // The Decimated method: its own layouts (a scratch binding) and its three passes (vertical
     // at the grid rows, horizontal at the grid columns, interpolation), then where made the two

@@ -54,11 +54,16 @@ STAGED toStaged(VEC v) { return v; }
 VEC fromStaged(STAGED s) { return s; }
 #endif
 
-// The push constants (128 bytes, what every device takes; detail::BlurTilePush): offsets, extent,
-// border and tiles per workgroup as 16-bit halves, so that 24 weights fit. Up to radius
-// kHostWeightsMaxRadius the host computes the weights: the multiply-adds take them from the push
-// constants, and the kernel keeps no registers for them (docs/blur-performance.md v46: up to 10%
-// faster than weights made in registers). Above it the kernel makes them from the scales.
+// The push constants (detail::BlurTilePush): offsets, extent, border and tiles per workgroup as
+// 16-bit halves, then VKFX_BLUR_TILE_WEIGHTS weights: 24 in 128 bytes (what every device takes),
+// 56 in 256 bytes for the radii above 11 where the device takes 256 (the "_wide" variants). Up to
+// radius kHostWeightsMaxRadius the host computes the weights: the multiply-adds take them from
+// the push constants, and the kernel keeps no registers for them (docs/blur-performance.md v46-v47:
+// up to 11% faster than weights made in registers). Above it the kernel makes them from the
+// scales.
+#ifndef VKFX_BLUR_TILE_WEIGHTS
+#define VKFX_BLUR_TILE_WEIGHTS 24
+#endif
 #define VKFX_BLUR_TILE_PUSH
 layout(push_constant) uniform Push {
     uint srcOffset;     // region origin in the source level: x | y << 16
@@ -66,11 +71,11 @@ layout(push_constant) uniform Push {
     uint extent;        // region size: width | height << 16
     uint borderSegment; // kBorder* | tiles per workgroup (one below the other) << 16
     vec4 borderColor;   // kBorderConstant: linear RGBA
-    float weights[24];  // kRadius <= kHostWeightsMaxRadius: the normalized weights of taps
-                        // 0..kRadius of x, then of y; else [0], [1]: x's and y's -1 / (2 sigma^2)
-                        // (0: a box)
+    float weights[VKFX_BLUR_TILE_WEIGHTS]; // kRadius <= kHostWeightsMaxRadius: the normalized
+                        // weights of taps 0..kRadius of x, then of y; else [0], [1]: x's and y's
+                        // -1 / (2 sigma^2) (0: a box)
 } pc;
-const uint kHostWeightsMaxRadius = 11u; // 2 (11 + 1) weights
+const uint kHostWeightsMaxRadius = uint(VKFX_BLUR_TILE_WEIGHTS) / 2u - 1u; // 11, or 27 (wide)
 ivec2 unpackHalves(uint v) { return ivec2(v & 0xFFFFu, v >> 16u); }
 
 #include "blur/direct.glsl"

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 
 namespace vkfx {
 namespace detail {
@@ -23,6 +24,10 @@ struct BlurFormat {
     std::size_t gridBytes[5];
     const std::uint32_t* tileCode; // small radii (blur_tile.comp)
     std::size_t tileBytes;
+    // blur_tile.comp with 56 weights in 256 bytes of push constants (radii above 11, where the
+    // device takes 256 bytes); null for formats that tile no radius above 11.
+    const std::uint32_t* tileWideCode;
+    std::size_t tileWideBytes;
 };
 
 #define VKFX_BLUR_BLOB(v)                                                                          \
@@ -35,20 +40,27 @@ struct BlurFormat {
             sizeof(spirv::blur_grid_##v##_vertical_moments)                                        \
     }                                                                                              \
     , spirv::blur_tile_##v, sizeof(spirv::blur_tile_##v)
+#define VKFX_BLUR_WIDE(v) spirv::blur_tile_##v##_wide, sizeof(spirv::blur_tile_##v##_wide)
 
 inline const BlurFormat* findBlurFormat(VkFormat format)
 {
     static const BlurFormat table[] = {
-        {VK_FORMAT_R8G8B8A8_UNORM, VK_FORMAT_R8G8B8A8_UNORM, 4, 8, false, false, false, VKFX_BLUR_BLOB(rgba8)},
-        {VK_FORMAT_R8G8B8A8_SRGB, VK_FORMAT_R8G8B8A8_UNORM, 4, 8, true, false, false, VKFX_BLUR_BLOB(rgba8)},
-        {VK_FORMAT_B8G8R8A8_UNORM, VK_FORMAT_B8G8R8A8_UNORM, 4, 8, false, true, false, VKFX_BLUR_BLOB(bgra8)},
-        {VK_FORMAT_B8G8R8A8_SRGB, VK_FORMAT_B8G8R8A8_UNORM, 4, 8, true, true, false, VKFX_BLUR_BLOB(bgra8)},
+        {VK_FORMAT_R8G8B8A8_UNORM, VK_FORMAT_R8G8B8A8_UNORM, 4, 8, false, false, false, VKFX_BLUR_BLOB(rgba8),
+         VKFX_BLUR_WIDE(rgba8)},
+        {VK_FORMAT_R8G8B8A8_SRGB, VK_FORMAT_R8G8B8A8_UNORM, 4, 8, true, false, false, VKFX_BLUR_BLOB(rgba8),
+         VKFX_BLUR_WIDE(rgba8)},
+        {VK_FORMAT_B8G8R8A8_UNORM, VK_FORMAT_B8G8R8A8_UNORM, 4, 8, false, true, false, VKFX_BLUR_BLOB(bgra8),
+         VKFX_BLUR_WIDE(bgra8)},
+        {VK_FORMAT_B8G8R8A8_SRGB, VK_FORMAT_B8G8R8A8_UNORM, 4, 8, true, true, false, VKFX_BLUR_BLOB(bgra8),
+         VKFX_BLUR_WIDE(bgra8)},
         {VK_FORMAT_R16G16B16A16_SFLOAT, VK_FORMAT_R16G16B16A16_SFLOAT, 4, 16, false, false, false,
-         VKFX_BLUR_BLOB(rgba16f)},
-        {VK_FORMAT_R32_SFLOAT, VK_FORMAT_R32_SFLOAT, 1, 4, false, false, false, VKFX_BLUR_BLOB(r32f)},
+         VKFX_BLUR_BLOB(rgba16f), nullptr, 0},
+        {VK_FORMAT_R32_SFLOAT, VK_FORMAT_R32_SFLOAT, 1, 4, false, false, false, VKFX_BLUR_BLOB(r32f),
+         VKFX_BLUR_WIDE(r32f)},
         {VK_FORMAT_R32G32B32A32_SFLOAT, VK_FORMAT_R32G32B32A32_SFLOAT, 4, 16, false, false, false,
-         VKFX_BLUR_BLOB(rgba32f)},
-        {VK_FORMAT_R8_UNORM, VK_FORMAT_R8_UNORM, 1, 4, false, false, true, VKFX_BLUR_BLOB(r8)},
+         VKFX_BLUR_BLOB(rgba32f), nullptr, 0},
+        {VK_FORMAT_R8_UNORM, VK_FORMAT_R8_UNORM, 1, 4, false, false, true, VKFX_BLUR_BLOB(r8),
+         VKFX_BLUR_WIDE(r8)},
     };
     for (const BlurFormat& f : table) {
         if (f.format == format) return &f;
@@ -56,6 +68,7 @@ inline const BlurFormat* findBlurFormat(VkFormat format)
     return nullptr;
 }
 #undef VKFX_BLUR_BLOB
+#undef VKFX_BLUR_WIDE
 
 // Push constants of shaders/blur/blur.comp.
 struct BlurPush {
@@ -74,26 +87,40 @@ struct BlurPush {
 };
 
 // Push constants of shaders/blur/blur_tile.comp (the Tile method; the same pipeline layout as
-// BlurPush, whose range is the larger of the two: 128 bytes, what every device takes). Offsets,
-// extent, border and tiles per workgroup are 16-bit halves (x | y << 16; the Tile method takes
-// regions whose offsets and extent are below 65536, blurTileFitsPush), so that 24 weights fit: up
-// to radius kBlurTileHostWeightsMaxRadius `weights` holds the normalized weights of taps 0..r of
-// x, then of y (blurTileWeights), which the kernel's multiply-adds then read from the push
-// constants instead of registers; above, weights[0] and [1] hold BlurPush::weightScale (0: a box).
+// BlurPush). Offsets, extent, border and tiles per workgroup are 16-bit halves (x | y << 16; the
+// Tile method takes regions whose offsets and extent are below 65536, blurTileFitsPush), so that
+// 24 weights fit in 128 bytes, what every device takes, and 56 in 256 bytes. Up to radius
+// kBlurTileHostWeightsMaxRadius (and kBlurTileWideWeightsMaxRadius on a device that takes 256
+// bytes: blur_tile.comp's "_wide" variants, the whole struct) `weights` holds the normalized
+// weights of taps 0..r of x, then of y (blurTileWeights), which the kernel's multiply-adds then
+// read from the push constants instead of registers; above, weights[0] and [1] hold
+// BlurPush::weightScale (0: a box). The 128-byte kernels read the first kBlurTilePushBytes.
 struct BlurTilePush {
     std::uint32_t srcOffset;
     std::uint32_t dstOffset;
     std::uint32_t extent;
     std::uint32_t borderSegment; // border | segment << 16
     float borderColor[4];
-    float weights[24];
+    float weights[56];
 };
-static_assert(sizeof(BlurTilePush) == 128, "blur_tile.comp's push constants");
+static_assert(sizeof(BlurTilePush) == 256, "blur_tile.comp's wide push constants");
+constexpr std::uint32_t kBlurTilePushBytes = 128; // blur_tile.comp's 24 weights
+constexpr std::uint32_t kBlurTileWidePushBytes = sizeof(BlurTilePush);
 constexpr std::uint32_t kBlurTileHostWeightsMaxRadius = 11; // (blur_tile.comp's kHostWeightsMaxRadius)
-static_assert(2 * (kBlurTileHostWeightsMaxRadius + 1) <= sizeof(BlurTilePush::weights) / sizeof(float),
+constexpr std::uint32_t kBlurTileWideWeightsMaxRadius = 27; // (the same, of its "_wide" variants)
+static_assert(offsetof(BlurTilePush, weights) + 2 * (kBlurTileHostWeightsMaxRadius + 1) * sizeof(float) <=
+                  kBlurTilePushBytes,
+              "both axes' weights fit 128 bytes");
+static_assert(2 * (kBlurTileWideWeightsMaxRadius + 1) == sizeof(BlurTilePush::weights) / sizeof(float),
               "both axes' weights fit BlurTilePush::weights");
+// The Direct method's push-constant range on every device (BlurPush, and BlurTilePush's first
+// kBlurTilePushBytes).
 constexpr std::uint32_t kBlurDirectPushBytes =
-    sizeof(BlurPush) > sizeof(BlurTilePush) ? std::uint32_t{sizeof(BlurPush)} : std::uint32_t{sizeof(BlurTilePush)};
+    sizeof(BlurPush) > kBlurTilePushBytes ? std::uint32_t{sizeof(BlurPush)} : kBlurTilePushBytes;
+static_assert(kBlurDirectPushBytes <= 128, "every device takes the Direct method's push constants");
+// Tests only (not thread-safe): the most push-constant bytes a Blurrer created now takes
+// (kBlurDirectPushBytes keeps the Tile method's weights in 128 bytes); 0: the device's limit.
+inline std::uint32_t blurMaxPushBytesOverride = 0;
 // x | y << 16, for BlurTilePush (both below 65536).
 inline std::uint32_t blurPackHalves(std::uint32_t x, std::uint32_t y) { return x | y << 16; }
 // Whether a region's offsets and extent fit BlurTilePush's 16-bit halves (every image of a device
@@ -104,13 +131,13 @@ inline bool blurTileFitsPush(VkOffset2D src, VkOffset2D dst, VkExtent2D extent)
     return fits(src.x) && fits(src.y) && fits(dst.x) && fits(dst.y) && fits(extent.width) && fits(extent.height);
 }
 // BlurTilePush::weights of a Gaussian of scales `scale` (-1 / (2 sigma^2); 0: a box) and radius
-// `radius` <= kBlurTileHostWeightsMaxRadius on both axes: exp(scale k^2) over their sum, in double
+// `radius` <= kBlurTileWideWeightsMaxRadius on both axes: exp(scale k^2) over their sum, in double
 // precision, each rounded to float.
 inline void blurTileWeights(const float scale[2], std::uint32_t radius, float* weights)
 {
-    radius = std::min(radius, kBlurTileHostWeightsMaxRadius);
+    radius = std::min(radius, kBlurTileWideWeightsMaxRadius);
     for (std::uint32_t a = 0; a < 2; ++a) {
-        double w[kBlurTileHostWeightsMaxRadius + 1] = {};
+        double w[kBlurTileWideWeightsMaxRadius + 1] = {};
         double sum = 0.0;
         for (std::uint32_t k = radius + 1; k-- > 0;) {
             w[k] = std::exp(static_cast<double>(scale[a]) * static_cast<double>(k * k));
@@ -447,6 +474,22 @@ inline std::uint32_t blurTileHeightNvidia8Bit(std::uint32_t radius)
 {
     return radius == 4 || radius == 7 || radius >= 12 ? 24u : 32u;
 }
+// The rows of a tile above radius 2 on NVIDIA GPUs: blurTileHeightNvidia8Bit's for 8-bit RGBA /
+// BGRA; 24 for one-channel formats at radii 3 and 4, where the rule below picks 32 (H100 80GB
+// HBM3, driver 580.159.04, 2026-12-06T11:00Z, two rounds within 1.5%, R32F median us, 3840x2160
+// / 1920x1080, 32 / 24 rows: r = 3 39.9 / 38.7 and 14.1 / 13.6, r = 4 41.2 / 38.4 and 14.5 / 13.6,
+// but r = 5 42.1 / 44.5 and 15.4 / 15.5; v44 found 32 rows best from there on but at r = 18;
+// R8 stages the same fp32 slots); 0 elsewhere: the rule's. RGBA16F and RGBA32F keep the rule,
+// which a run at 10:52Z found best at every radius (one round, RGBA16F 3840x2160, 32 / 24 / 16
+// rows, the rule's marked *: r = 3 77.8* / 80.4 / 81.0, r = 4 107.5 / 81.5* / 83.1, r = 5 121.2 /
+// 104.4* / 111.6, r = 6 125.6 / 145.0 / 116.4*, r = 7 138.0 / 153.2 / 131.6*, r = 8 141.4* /
+// 166.1 / 174.0, r = 11 193.3* / 210.8 / 263.4; docs/blur-performance.md v47).
+inline std::uint32_t blurTileHeightNvidia(const BlurFormat& fmt, std::uint32_t radius)
+{
+    if (fmt.slotBytes == 8) return blurTileHeightNvidia8Bit(radius);
+    if (fmt.channels == 1 && radius <= 4) return 24u;
+    return 0;
+}
 // Tests only (not thread-safe): a vendor ID blurTileShape takes instead of the device's; 0: the
 // device's.
 inline std::uint32_t blurTileVendorOverride = 0;
@@ -476,8 +519,8 @@ inline BlurTileShape blurSmallRadiusTile(const BlurFormat& fmt)
 // rule's shape in brackets): RGBA8 3840x2160 r = 3 (32 x 32) 57.7 / 65.3 / 58.2 / 57.8, r = 4
 // (32 x 32) 69.4 / 69.5 / 65.2 / 69.3; RGBA16F r = 3 (32 x 24) 79.6 / 84.6 / 81.2 / 79.6, r = 4
 // (32 x 24) 83.8 / 87.9 / 83.9 / 109.9.
-// On NVIDIA GPUs (`vendorID` 0x10DE) 8-bit RGBA / BGRA take blurTileHeightNvidia8Bit's rows
-// first, where they fit.
+// On NVIDIA GPUs (`vendorID` 0x10DE) tiles take blurTileHeightNvidia's rows first, where they
+// fit.
 inline BlurTileShape blurTileShape(const BlurFormat& fmt, std::uint32_t radius, std::uint32_t sharedBytes,
                                    std::uint32_t vendorID)
 {
@@ -485,8 +528,8 @@ inline BlurTileShape blurTileShape(const BlurFormat& fmt, std::uint32_t radius, 
     if (radius > 2) {
         const bool padded = blurPadsRows(fmt);
         if (blurTileVendorOverride != 0) vendorID = blurTileVendorOverride;
-        if (vendorID == 0x10DEu && fmt.slotBytes == 8) {
-            const BlurTileShape shape{32, blurTileHeightNvidia8Bit(radius)};
+        if (const std::uint32_t height = vendorID == 0x10DEu ? blurTileHeightNvidia(fmt, radius) : 0u) {
+            const BlurTileShape shape{32, height};
             const std::uint32_t bytes = blurTileBytes(fmt, radius, shape, padded);
             if (bytes <= kBlurTileCliffBytes && bytes <= sharedBytes) return shape;
         }
@@ -654,6 +697,7 @@ inline void Blurrer::swap(Blurrer& other) noexcept
     std::swap(m_tilePipelines, other.m_tilePipelines);
     std::swap(m_tileWidths, other.m_tileWidths);
     std::swap(m_tileHeights, other.m_tileHeights);
+    std::swap(m_tilePushBytes, other.m_tilePushBytes);
     std::swap(m_setLayout, other.m_setLayout);
     std::swap(m_pipelineLayout, other.m_pipelineLayout);
     std::swap(m_pipelines, other.m_pipelines);
@@ -734,7 +778,16 @@ inline VkResult Blurrer::create(const Device& device, const BlurrerCreateInfo& i
         {detail::kBlurBindingSource, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, VK_SHADER_STAGE_COMPUTE_BIT, &b.m_sampler},
         {detail::kBlurBindingDst, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
     };
-    r = detail::createPushLayouts(device, fn, bindings, 2, detail::kBlurDirectPushBytes, &b.m_setLayout, &b.m_pipelineLayout);
+    // 256 bytes of push constants where the device takes them: the Tile method's weights of radii
+    // 12 .. kBlurTileWideWeightsMaxRadius then come from the host too (blur_tile.comp's "_wide"
+    // variants).
+    std::uint32_t maxPushBytes = device.properties().limits.maxPushConstantsSize;
+    if (detail::blurMaxPushBytesOverride != 0) maxPushBytes = std::min(maxPushBytes, detail::blurMaxPushBytesOverride);
+    b.m_tilePushBytes = maxPushBytes >= detail::kBlurTileWidePushBytes ? detail::kBlurTileWidePushBytes
+                                                                        : detail::kBlurTilePushBytes;
+    r = detail::createPushLayouts(device, fn, bindings, 2,
+                                  std::max(detail::kBlurDirectPushBytes, b.m_tilePushBytes), &b.m_setLayout,
+                                  &b.m_pipelineLayout);
     if (r != VK_SUCCESS) return r;
 
     // blur.comp's specialization constants: 0 = sRGB, 1 = shared-memory texel slots, 2 = outputs
@@ -796,7 +849,10 @@ inline VkResult Blurrer::create(const Device& device, const BlurrerCreateInfo& i
             tileSpec.height = shape.height;
             tileSpec.width = shape.width;
             tileSpec.padded = detail::blurTilePadded(*fmt, radius, shape, sharedBytes) ? VK_TRUE : VK_FALSE;
-            r = detail::createComputePipeline(device, fn, fmt->tileCode, fmt->tileBytes, &tileSpecInfo,
+            const bool wide = radius > detail::kBlurTileHostWeightsMaxRadius &&
+                              b.m_tilePushBytes == detail::kBlurTileWidePushBytes && fmt->tileWideCode;
+            r = detail::createComputePipeline(device, fn, wide ? fmt->tileWideCode : fmt->tileCode,
+                                              wide ? fmt->tileWideBytes : fmt->tileBytes, &tileSpecInfo,
                                               b.m_pipelineLayout, &b.m_tilePipelines[radius - 1]);
             if (r != VK_SUCCESS) return r;
             b.m_tileWidths[radius - 1] = static_cast<std::uint8_t>(shape.width);
@@ -1181,14 +1237,19 @@ inline VkResult Blurrer::record(VkCommandBuffer cmd, const BlurInfo& info) const
             push.extent = detail::blurPackHalves(p.extent.width, p.extent.height);
             push.borderSegment = detail::blurPackHalves(static_cast<std::uint32_t>(info.border), p.layout.segment);
             for (int c = 0; c < 4; ++c) push.borderColor[c] = info.borderColor[c];
-            // (p.scale is 0 for a box.)
-            if (p.radius[0] <= detail::kBlurTileHostWeightsMaxRadius) {
+            // (p.scale is 0 for a box.) The wide kernels (radii above 11 on devices that take 256
+            // bytes) read all 256 bytes, the others the first 128.
+            const bool wide = p.radius[0] > detail::kBlurTileHostWeightsMaxRadius &&
+                              m_tilePushBytes == detail::kBlurTileWidePushBytes &&
+                              detail::findBlurFormat(m_info.format)->tileWideCode;
+            if (p.radius[0] <= (wide ? detail::kBlurTileWideWeightsMaxRadius : detail::kBlurTileHostWeightsMaxRadius)) {
                 detail::blurTileWeights(p.scale, p.radius[0], push.weights);
             } else {
                 push.weights[0] = p.scale[0];
                 push.weights[1] = p.scale[1];
             }
-            f.vkCmdPushConstants(cmd, m_pipelineLayout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
+            f.vkCmdPushConstants(cmd, m_pipelineLayout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                                 wide ? detail::kBlurTileWidePushBytes : detail::kBlurTilePushBytes, &push);
         } else {
             detail::BlurPush push{};
             region(push);
