@@ -631,6 +631,14 @@ TEST_P(BlurSigmas, RandomAndHotPixelsMatchReference) {
 INSTANTIATE_TEST_SUITE_P(, BlurSigmas, ::testing::Values(0.3f, 0.5f, 1.0f, 1.6f, 2.8f, 4.0f, 7.5f, 16.0f, 32.0f),
                          sigmaName);
 
+// The push-constant bytes the device's Blurrers take (Blurrer::create; without
+// vkfx::detail::blurMaxPushBytesOverride): 256 where it takes them, else 128.
+std::uint32_t tilePushBytes() {
+    return ctx().limits().maxPushConstantsSize >= vkfx::detail::kBlurTileWidePushBytes
+               ? vkfx::detail::kBlurTileWidePushBytes
+               : vkfx::detail::kBlurTilePushBytes;
+}
+
 // The tile shapes blurTileShape picks for a vendor, whatever the device's (lavapipe takes the
 // tiles of NVIDIA GPUs).
 struct VendorForced {
@@ -640,7 +648,8 @@ struct VendorForced {
     ~VendorForced() { vkfx::detail::blurTileVendorOverride = 0; }
 };
 
-// The same radius on both axes, up to 13 (8-bit RGBA / BGRA), 24 (one channel) or 11 (RGBA16F,
+// The same radius on both axes, up to 13 (8-bit RGBA / BGRA; 15 on devices that take 256 bytes of
+// push constants), 24 (one channel) or 11 (RGBA16F,
 // RGBA32F), takes the Tile method (up to radius 2 tiles of 32 x 24 for 8-bit RGBA / BGRA, 32 x 16
 // for RGBA16F and RGBA32F, 64 x 16 for one channel; 32 x 32, 32 x 24 or 32 x 16 above) where the
 // device's shared memory holds one: per format, every radius, every border, sizes below, at and
@@ -657,19 +666,21 @@ TEST_P(BlurTileRadii, EveryRadiusMatchesReference) {
         std::find(blurFormats().begin(), blurFormats().end(), format) - blurFormats().begin());
     std::uint64_t seed = 300 + 100 * f;
     const std::uint32_t channels = formatInfo(format).channels;
-    const std::uint32_t maxRadius = channels == 1 ? 24u
-                                    : formatInfo(format).bytesPerTexel == 4 && channels == 4
-                                        ? 13u
-                                        : 11u; // RGBA16F, RGBA32F
+    const std::uint32_t maxRadius =
+        channels == 1 ? 24u
+        : formatInfo(format).bytesPerTexel == 4 && channels == 4
+            ? (tilePushBytes() == vkfx::detail::kBlurTileWidePushBytes ? 15u : 13u)
+            : 11u; // RGBA16F, RGBA32F
     const vkfx::detail::BlurFormat *fmt = vkfx::detail::findBlurFormat(format);
     ASSERT_NE(fmt, nullptr);
-    ASSERT_TRUE(f >= 4 || maxRadius == 13u)
+    ASSERT_TRUE(f >= 4 || maxRadius >= 13u)
         << "blurFormats() should begin with the four 8-bit RGBA / BGRA formats";
     for (std::uint32_t r = 1; r <= maxRadius; ++r) {
         // Radii whose tile does not fit this device's shared memory walk (other tests).
         const std::uint32_t shared = ctx().limits().maxComputeSharedMemorySize;
         if (r > 2 &&
-            vkfx::detail::blurTileShape(*fmt, r, shared, ctx().properties.vendorID).width == 0)
+            vkfx::detail::blurTileShape(*fmt, r, shared, ctx().properties.vendorID, tilePushBytes())
+                    .width == 0)
             break;
         // blurFormats() begins RGBA8 UNORM, RGBA8 sRGB, BGRA8 UNORM, BGRA8 sRGB.
         if (r > 2 && f < 4 && (r + (f & 1) + (f >> 1)) % 2 != 0)
@@ -754,8 +765,8 @@ TEST_F(BlurTest, TileMethodLargeImagesMatchReference) {
         const vkfx::detail::BlurFormat &bgra8 =
             *vkfx::detail::findBlurFormat(VK_FORMAT_B8G8R8A8_UNORM);
         const std::uint32_t shared = ctx().limits().maxComputeSharedMemorySize;
-        ASSERT_EQ(vkfx::detail::blurTileShape(bgra8, 4, shared, 0).height, 24u);
-        ASSERT_EQ(vkfx::detail::blurTileShape(bgra8, 7, shared, 0).height, 24u);
+        ASSERT_EQ(vkfx::detail::blurTileShape(bgra8, 4, shared, 0, tilePushBytes()).height, 24u);
+        ASSERT_EQ(vkfx::detail::blurTileShape(bgra8, 7, shared, 0, tilePushBytes()).height, 24u);
         if (!largeCase(VK_FORMAT_R8G8B8A8_UNORM, 4, 2, 1.2f, BlurBorder::Wrap,
                        BlurCase::Content::Random) ||
             !largeCase(VK_FORMAT_B8G8R8A8_UNORM, 7, 2, 1.2f, BlurBorder::ClampToEdge,
@@ -1737,8 +1748,9 @@ TEST_F(BlurTest, EveryRadiusWithATileHasATilePipeline) {
         const vkfx::detail::BlurFormat &fmt = *vkfx::detail::findBlurFormat(format);
         std::uint32_t tiled = 0;
         for (std::uint32_t r = 1; r <= 64; ++r) {
-            const vkfx::detail::BlurTileShape shape = vkfx::detail::blurTileShape(
-                fmt, r, ctx().limits().maxComputeSharedMemorySize, ctx().properties.vendorID);
+            const vkfx::detail::BlurTileShape shape =
+                vkfx::detail::blurTileShape(fmt, r, ctx().limits().maxComputeSharedMemorySize,
+                                            ctx().properties.vendorID, tilePushBytes());
             const auto it = log.shapes.find(r);
             if (shape.width == 0) {
                 EXPECT_EQ(it, log.shapes.end()) << formatName(format) << " radius " << r;
@@ -1753,9 +1765,10 @@ TEST_F(BlurTest, EveryRadiusWithATileHasATilePipeline) {
         // Every tile fits 32 KiB, RGBA32F's above radius 7 (32 x 32 of padded fp32 slots) 48.
         const bool rgba32f = format == VK_FORMAT_R32G32B32A32_SFLOAT;
         if (ctx().limits().maxComputeSharedMemorySize >= (rgba32f ? 48u : 32u) * 1024) {
-            EXPECT_EQ(tiled, rgba32f                          ? 11u
-                             : format == VK_FORMAT_R32_SFLOAT ? 24u
-                                                              : 13u)
+            EXPECT_EQ(tiled, rgba32f                                                   ? 11u
+                             : format == VK_FORMAT_R32_SFLOAT                          ? 24u
+                             : tilePushBytes() == vkfx::detail::kBlurTileWidePushBytes ? 15u
+                                                                                       : 13u)
                 << formatName(format);
         }
     }
@@ -1780,9 +1793,10 @@ TEST(BlurHelpers, TileShapeByFormatAndRadius) {
     using vkfx::detail::blurTileShape;
     using vkfx::detail::findBlurFormat;
     auto shape = [](VkFormat format, std::uint32_t radius, std::uint32_t sharedBytes = 48 * 1024,
-                    std::uint32_t vendorID = 0x1002) {
+                    std::uint32_t vendorID = 0x1002,
+                    std::uint32_t pushBytes = vkfx::detail::kBlurTilePushBytes) {
         const vkfx::detail::BlurTileShape s =
-            blurTileShape(*findBlurFormat(format), radius, sharedBytes, vendorID);
+            blurTileShape(*findBlurFormat(format), radius, sharedBytes, vendorID, pushBytes);
         return std::to_string(s.width) + "x" + std::to_string(s.height);
     };
     EXPECT_EQ(shape(VK_FORMAT_R8G8B8A8_UNORM, 1), "32x24");
@@ -1793,6 +1807,15 @@ TEST(BlurHelpers, TileShapeByFormatAndRadius) {
     EXPECT_EQ(shape(VK_FORMAT_R8G8B8A8_UNORM, 4), "32x32");  // 40 x 40 x 8 bytes
     EXPECT_EQ(shape(VK_FORMAT_R16G16B16A16_SFLOAT, 4), "32x24"); // 41 x 32 x 16 bytes (padded)
     EXPECT_EQ(shape(VK_FORMAT_R8G8B8A8_UNORM, 14), "0x0");
+    // 8-bit RGBA / BGRA up to 15 with 256 bytes of push constants, in 32 x 16 tiles (r = 15: 62 x
+    // 46 x 8 bytes; 32 x 24 would be 62 x 54 x 8, over 23.5 KiB), on NVIDIA GPUs too.
+    constexpr std::uint32_t wide = vkfx::detail::kBlurTileWidePushBytes;
+    EXPECT_EQ(shape(VK_FORMAT_R8G8B8A8_UNORM, 13, 48 * 1024, 0x1002, wide), "32x24");
+    EXPECT_EQ(shape(VK_FORMAT_R8G8B8A8_UNORM, 14, 48 * 1024, 0x1002, wide), "32x16");
+    EXPECT_EQ(shape(VK_FORMAT_B8G8R8A8_SRGB, 15, 48 * 1024, 0x10DE, wide), "32x16");
+    EXPECT_EQ(shape(VK_FORMAT_R8G8B8A8_UNORM, 16, 48 * 1024, 0x10DE, wide), "0x0");
+    EXPECT_EQ(shape(VK_FORMAT_R16G16B16A16_SFLOAT, 12, 48 * 1024, 0x10DE, wide), "0x0");
+    EXPECT_EQ(shape(VK_FORMAT_R32_SFLOAT, 25, 48 * 1024, 0x10DE, wide), "0x0");
     EXPECT_EQ(shape(VK_FORMAT_R32_SFLOAT, 3), "32x32"); // 38 x 38 x 4 bytes
     EXPECT_EQ(shape(VK_FORMAT_R8_UNORM, 22), "32x32");  // 76 x 76 x 4 bytes
     EXPECT_EQ(shape(VK_FORMAT_R32_SFLOAT, 23), "32x24"); // 78 x 70 x 4 bytes (32 x 32: 78 x 78)

@@ -33,7 +33,8 @@
 // into a ring of rows in shared memory and writes output rows blurred vertically out of the ring,
 // so each source texel is read about once and the horizontal result never goes to memory. The
 // strip width and the rows per step follow from the radii and the device's shared memory.
-// Where both radii are the same, up to 13 for 8-bit RGBA and BGRA formats, 24 for one-channel ones
+// Where both radii are the same, up to 13 for 8-bit RGBA and BGRA formats (15 on devices whose
+// maxPushConstantsSize is 256 or more), 24 for one-channel ones
 // and 11 for R16G16B16A16_SFLOAT and R32G32B32A32_SFLOAT (where the tile fits the device's shared
 // memory), a workgroup instead blurs tiles of 32 columns by 24 (8-bit RGBA / BGRA) or 16 (RGBA16F,
 // RGBA32F) rows, or of 64x16 outputs (one channel), at radii 1 and 2, or 32 columns by 32, 24 or
@@ -93,7 +94,8 @@ enum class BlurMethod : std::uint32_t {
     Auto = 0,
     // Every output from its (2 rx + 1)(2 ry + 1) taps, in one dispatch (radius up to kMaxRadius):
     // workgroups walk strips of columns, or, where both radii are the same and small (up to 13
-    // for 8-bit RGBA and BGRA, 24 for one-channel formats, 11 for R16G16B16A16_SFLOAT and
+    // for 8-bit RGBA and BGRA, 15 where maxPushConstantsSize is 256 or more, 24 for one-channel
+    // formats, 11 for R16G16B16A16_SFLOAT and
     // R32G32B32A32_SFLOAT), blur tiles of 32 x 32, 24 or 16 outputs, or 64x16 (faster there on
     // an H200 and an H100).
     Direct = 1,
@@ -257,7 +259,7 @@ public:
     static constexpr double kDecimatedError = 0.003;
 
     // Creates the pipelines for one format (the Direct method's per shared-memory budget, for
-    // RGBA16F one more for radii 1 and 2, and its tiles' per radius up to 13, 24 or 11; the
+    // RGBA16F one more for radii 1 and 2, and its tiles' per radius up to 13 or 15, 24 or 11; the
     // Decimated method's three passes, a second horizontal pass for kernels of radius up to 128
     // where the device's shared memory holds its 18-21 KiB, and on devices that are not CPUs the
     // two passes of its vertical blur's moments form). Errors:
@@ -339,7 +341,7 @@ private:
     // radii run fastest with little shared memory per workgroup, large ones need more.
     static constexpr std::uint32_t kBudgets = 3;
     // Tile pipelines: one per radius 1 .. kTileMaxRadius (the most any format takes: one-channel
-    // formats; 13 for 8-bit RGBA / BGRA, 11 for RGBA16F and RGBA32F).
+    // formats; 13 or 15 for 8-bit RGBA / BGRA, 11 for RGBA16F and RGBA32F).
     static constexpr std::uint32_t kTileMaxRadius = 24;
 
     const Device* m_device = nullptr;

@@ -444,9 +444,16 @@ inline bool blurTilePadded(const BlurFormat& fmt, std::uint32_t radius, BlurTile
 // against tile: r = 3 208.8 / 55.8 against 108.7 / 34.8, r = 4 265.3 / 90.6 against 113.7 /
 // 36.3, r = 7 350.7 / 103.9 against 149.2 / 46.7, r = 8 289.8 / 83.2 against 172.1 / 56.3, r = 11
 // 394.1 / 107.5 against 224.6 / 70.0 (1.5-2.5x; v45).
-inline std::uint32_t blurTileMaxRadius(const BlurFormat& fmt)
+// 8-bit RGBA / BGRA up to 15 where the weights come from the host (`pushBytes`: the Blurrer's
+// push-constant bytes, kBlurTileWidePushBytes), in 32 x 16 tiles: H100 80GB HBM3, driver
+// 580.159.04, 2026-12-06T11:20Z, two rounds within 1%, median us, 3840x2160 / 1920x1080, walk
+// against tiles of 32 x 16 / 32 x 24 / 32 x 32 rows: r = 14 251.8 / 80.0 against 240.8 / 71.3,
+// 283.5 / 85.9 and 238.5 / 75.6; r = 15 269.0 / 79.0 against 260.8 / 78.2, 311.8 / 93.9 and
+// 256.8 / 81.7 (v47). Making their weights, the tiles were no faster than the walk at 14 (H200
+// above).
+inline std::uint32_t blurTileMaxRadius(const BlurFormat& fmt, std::uint32_t pushBytes)
 {
-    if (fmt.slotBytes == 8) return 13u; // 8-bit RGBA / BGRA (packed halves)
+    if (fmt.slotBytes == 8) return pushBytes >= kBlurTileWidePushBytes ? 15u : 13u; // 8-bit RGBA / BGRA
     if (fmt.channels == 1) return 24u;
     return 11u; // RGBA16F, RGBA32F: fp32 RGBA slots
 }
@@ -512,7 +519,7 @@ inline BlurTileShape blurSmallRadiusTile(const BlurFormat& fmt)
 // The tile of a radius: blurSmallRadiusTile up to radius 2; above, 32 columns by the most rows of
 // 32, 24 and 16 that keep the tile under kBlurTileCliffBytes, else 32 (fewer halo texels staged
 // and filtered per output than 64 x 16); or the other shape where the first does not fit
-// `sharedBytes`; none where neither fits. H200, median us, 64 x 16 / 32 x 32: RGBA8 3840x2160
+// `sharedBytes`; none where neither fits, and none above blurTileMaxRadius(fmt, pushBytes). H200, median us, 64 x 16 / 32 x 32: RGBA8 3840x2160
 // r = 1 50.8 / 52.2, r = 2 58.9 / 59.5, r = 3 71.6 / 70.2, r = 4 108.0 / 79.8, r = 8 166.0 / 149.4
 // (1920x1080 53.1 / 47.9); RGBA16F r = 2 116.2 / 118.0, r = 3 131.5 / 123.7, r = 6 178.5 / 163.2
 // (before v21). Above radius 2 the same H100 run as above, rule / 32 x 16 / 32 x 24 / 32 x 32 (the
@@ -522,9 +529,9 @@ inline BlurTileShape blurSmallRadiusTile(const BlurFormat& fmt)
 // On NVIDIA GPUs (`vendorID` 0x10DE) tiles take blurTileHeightNvidia's rows first, where they
 // fit.
 inline BlurTileShape blurTileShape(const BlurFormat& fmt, std::uint32_t radius, std::uint32_t sharedBytes,
-                                   std::uint32_t vendorID)
+                                   std::uint32_t vendorID, std::uint32_t pushBytes)
 {
-    if (radius < 1 || radius > blurTileMaxRadius(fmt)) return {};
+    if (radius < 1 || radius > blurTileMaxRadius(fmt, pushBytes)) return {};
     if (radius > 2) {
         const bool padded = blurPadsRows(fmt);
         if (blurTileVendorOverride != 0) vendorID = blurTileVendorOverride;
@@ -843,7 +850,7 @@ inline VkResult Blurrer::create(const Device& device, const BlurrerCreateInfo& i
         const VkSpecializationInfo tileSpecInfo{5, tileEntries, sizeof(TileSpec), &tileSpec};
         for (std::uint32_t radius = 1; radius <= kTileMaxRadius; ++radius) {
             const detail::BlurTileShape shape =
-                detail::blurTileShape(*fmt, radius, sharedBytes, device.properties().vendorID);
+                detail::blurTileShape(*fmt, radius, sharedBytes, device.properties().vendorID, b.m_tilePushBytes);
             if (shape.width == 0) continue; // (a device with less shared memory: the walk)
             tileSpec.radius = radius;
             tileSpec.height = shape.height;
