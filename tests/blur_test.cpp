@@ -1701,6 +1701,7 @@ TEST(BlurHelpers, TilesPerWorkgroupByFormatAndSize) {
 // The Tile method's tile (detail::blurTileShape): up to radius 2, 32 x 24 for 8-bit RGBA / BGRA,
 // 32 x 16 for RGBA16F and RGBA32F, 64 x 16 for one channel; above, 32 columns by the most of 32, 24
 // and 16 rows under 23.5 KiB; none past a format's largest Tile radius (13 for 8-bit RGBA / BGRA,
+// 15 with 256 push-constant bytes,
 // 24 for one channel, 11 for RGBA16F and RGBA32F) or where nothing fits.
 // Blurrer::create builds a tile pipeline for every radius whose tile blurTileShape gives (none
 // left to the walk because the Blurrer holds fewer tile pipelines than a format's largest radius),
@@ -1787,6 +1788,66 @@ TEST(BlurHelpers, TileRegionsFitTheirPushConstants) {
     EXPECT_FALSE(blurTileFitsPush({65536, 0}, {0, 0}, {1, 1}));
     EXPECT_FALSE(blurTileFitsPush({0, 0}, {0, 70000}, {1, 1}));
     EXPECT_FALSE(blurTileFitsPush({-1, 0}, {0, 0}, {1, 1}));
+}
+
+// A Blurrer takes 256 bytes of push constants where the device does (capped by
+// blurMaxPushBytesOverride), and builds its tiles above radius 11 from the "_wide" kernels where it
+// takes them and the format has them (8-bit RGBA / BGRA and one channel; RGBA16F and RGBA32F
+// tile no radius above 11).
+TEST(BlurHelpers, PushBytesAndWideTilesByDeviceLimit) {
+    using vkfx::detail::blurPushBytes;
+    using vkfx::detail::blurTileWide;
+    using vkfx::detail::findBlurFormat;
+    EXPECT_EQ(blurPushBytes(128), 128u);
+    EXPECT_EQ(blurPushBytes(252), 128u);
+    EXPECT_EQ(blurPushBytes(256), 256u);
+    EXPECT_EQ(blurPushBytes(4096), 256u);
+    {
+        const PushBytesForced narrow(128);
+        EXPECT_EQ(blurPushBytes(256), 128u);
+    }
+    EXPECT_EQ(blurPushBytes(256), 256u);
+    const vkfx::detail::BlurFormat &rgba8 = *findBlurFormat(VK_FORMAT_R8G8B8A8_SRGB);
+    const vkfx::detail::BlurFormat &r8 = *findBlurFormat(VK_FORMAT_R8_UNORM);
+    const vkfx::detail::BlurFormat &rgba16f = *findBlurFormat(VK_FORMAT_R16G16B16A16_SFLOAT);
+    EXPECT_FALSE(blurTileWide(rgba8, 11, 256));
+    EXPECT_TRUE(blurTileWide(rgba8, 12, 256));
+    EXPECT_FALSE(blurTileWide(rgba8, 12, 128));
+    EXPECT_TRUE(blurTileWide(r8, 24, 256));
+    EXPECT_FALSE(blurTileWide(r8, 24, 128));
+    EXPECT_FALSE(blurTileWide(rgba16f, 12, 256));
+}
+
+// The host's weights (blurTileWeights) of taps 0..r of each axis: exp(-k^2 / (2 sigma^2)) over
+// their sum (a box: 1 / (2r + 1)), each within an ulp of the double-precision value, up to the
+// wide kernels' radius 27 (56 weights); nothing written past 2 (r + 1).
+TEST(BlurHelpers, HostWeightsMatchTheNormalizedGaussian) {
+    for (std::uint32_t r : {1u, 5u, 11u, 12u, 27u}) {
+        for (bool box : {false, true}) {
+            const double sigma[2] = {0.4 * r, 0.3 * r + 0.25};
+            const float scale[2] = {box ? 0.0f : float(-1.0 / (2.0 * sigma[0] * sigma[0])),
+                                    box ? 0.0f : float(-1.0 / (2.0 * sigma[1] * sigma[1]))};
+            float w[64];
+            std::fill(std::begin(w), std::end(w), -1.0f);
+            vkfx::detail::blurTileWeights(scale, r, w);
+            for (std::uint32_t a = 0; a < 2; ++a) {
+                double sum = 0.0;
+                for (std::uint32_t k = 0; k <= r; ++k)
+                    sum += (k == 0 ? 1.0 : 2.0) * std::exp(double(scale[a]) * double(k * k));
+                double total = 0.0;
+                for (std::uint32_t k = 0; k <= r; ++k) {
+                    const double expected = std::exp(double(scale[a]) * double(k * k)) / sum;
+                    const float got = w[a * (r + 1) + k];
+                    EXPECT_NEAR(got, expected, expected * 1.2e-7)
+                        << "radius " << r << (box ? " box" : "") << " axis " << a << " tap " << k;
+                    total += (k == 0 ? 1.0 : 2.0) * double(got);
+                }
+                EXPECT_NEAR(total, 1.0, 1e-6) << "radius " << r << " axis " << a;
+            }
+            for (std::uint32_t i = 2 * (r + 1); i < std::size(w); ++i)
+                EXPECT_EQ(w[i], -1.0f) << "radius " << r << ": written past 2 (r + 1), at " << i;
+        }
+    }
 }
 
 TEST(BlurHelpers, TileShapeByFormatAndRadius) {

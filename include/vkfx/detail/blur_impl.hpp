@@ -147,6 +147,22 @@ inline void blurTileWeights(const float scale[2], std::uint32_t radius, float* w
     }
 }
 
+// The push-constant bytes a Blurrer takes on a device whose maxPushConstantsSize is `limit`
+// (capped by blurMaxPushBytesOverride): kBlurTileWidePushBytes where the device takes them, else
+// kBlurTilePushBytes.
+inline std::uint32_t blurPushBytes(std::uint32_t limit)
+{
+    if (blurMaxPushBytesOverride != 0) limit = std::min(limit, blurMaxPushBytesOverride);
+    return limit >= kBlurTileWidePushBytes ? kBlurTileWidePushBytes : kBlurTilePushBytes;
+}
+// Whether a Blurrer of `pushBytes` (blurPushBytes) builds its tile pipeline of `radius` from
+// blur_tile.comp's "_wide" variant of `fmt`, whose records push all kBlurTileWidePushBytes with the
+// host's weights up to kBlurTileWideWeightsMaxRadius.
+inline bool blurTileWide(const BlurFormat& fmt, std::uint32_t radius, std::uint32_t pushBytes)
+{
+    return radius > kBlurTileHostWeightsMaxRadius && pushBytes >= kBlurTileWidePushBytes && fmt.tileWideCode;
+}
+
 enum : std::uint32_t {
     kBlurBindingSource = 0,
     kBlurBindingDst = 1,
@@ -788,10 +804,7 @@ inline VkResult Blurrer::create(const Device& device, const BlurrerCreateInfo& i
     // 256 bytes of push constants where the device takes them: the Tile method's weights of radii
     // 12 .. kBlurTileWideWeightsMaxRadius then come from the host too (blur_tile.comp's "_wide"
     // variants).
-    std::uint32_t maxPushBytes = device.properties().limits.maxPushConstantsSize;
-    if (detail::blurMaxPushBytesOverride != 0) maxPushBytes = std::min(maxPushBytes, detail::blurMaxPushBytesOverride);
-    b.m_tilePushBytes = maxPushBytes >= detail::kBlurTileWidePushBytes ? detail::kBlurTileWidePushBytes
-                                                                        : detail::kBlurTilePushBytes;
+    b.m_tilePushBytes = detail::blurPushBytes(device.properties().limits.maxPushConstantsSize);
     r = detail::createPushLayouts(device, fn, bindings, 2,
                                   std::max(detail::kBlurDirectPushBytes, b.m_tilePushBytes), &b.m_setLayout,
                                   &b.m_pipelineLayout);
@@ -856,8 +869,7 @@ inline VkResult Blurrer::create(const Device& device, const BlurrerCreateInfo& i
             tileSpec.height = shape.height;
             tileSpec.width = shape.width;
             tileSpec.padded = detail::blurTilePadded(*fmt, radius, shape, sharedBytes) ? VK_TRUE : VK_FALSE;
-            const bool wide = radius > detail::kBlurTileHostWeightsMaxRadius &&
-                              b.m_tilePushBytes == detail::kBlurTileWidePushBytes && fmt->tileWideCode;
+            const bool wide = detail::blurTileWide(*fmt, radius, b.m_tilePushBytes);
             r = detail::createComputePipeline(device, fn, wide ? fmt->tileWideCode : fmt->tileCode,
                                               wide ? fmt->tileWideBytes : fmt->tileBytes, &tileSpecInfo,
                                               b.m_pipelineLayout, &b.m_tilePipelines[radius - 1]);
@@ -1246,9 +1258,8 @@ inline VkResult Blurrer::record(VkCommandBuffer cmd, const BlurInfo& info) const
             for (int c = 0; c < 4; ++c) push.borderColor[c] = info.borderColor[c];
             // (p.scale is 0 for a box.) The wide kernels (radii above 11 on devices that take 256
             // bytes) read all 256 bytes, the others the first 128.
-            const bool wide = p.radius[0] > detail::kBlurTileHostWeightsMaxRadius &&
-                              m_tilePushBytes == detail::kBlurTileWidePushBytes &&
-                              detail::findBlurFormat(m_info.format)->tileWideCode;
+            const bool wide =
+                detail::blurTileWide(*detail::findBlurFormat(m_info.format), p.radius[0], m_tilePushBytes);
             if (p.radius[0] <= (wide ? detail::kBlurTileWideWeightsMaxRadius : detail::kBlurTileHostWeightsMaxRadius)) {
                 detail::blurTileWeights(p.scale, p.radius[0], push.weights);
             } else {
