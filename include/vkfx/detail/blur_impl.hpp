@@ -943,6 +943,7 @@ struct Blurrer::Plan {
     detail::BlurLayout layout;
     VkPipeline pipeline = VK_NULL_HANDLE;
     bool tile = false; // pipeline is a tile pipeline (blur_tile.comp)
+    bool tileWide = false; // ... of its "_wide" variant (detail::blurTileWide): push all 256 bytes
     // Decimated
     detail::BlurGridLayout grid;
     float norm[2] = {};
@@ -1103,6 +1104,7 @@ inline VkResult Blurrer::plan(const BlurInfo& info, const char* fn, bool withScr
             const detail::BlurTileShape shape{m_tileWidths[tileRadius - 1], m_tileHeights[tileRadius - 1]};
             p.pipeline = tile;
             p.tile = true;
+            p.tileWide = detail::blurTileWide(fmt, tileRadius, m_tilePushBytes);
             p.layout.strip = shape.width;
             p.layout.rows = shape.height;
             p.layout.groupsX = (extent.width + shape.width - 1) / shape.width;
@@ -1258,16 +1260,15 @@ inline VkResult Blurrer::record(VkCommandBuffer cmd, const BlurInfo& info) const
             for (int c = 0; c < 4; ++c) push.borderColor[c] = info.borderColor[c];
             // (p.scale is 0 for a box.) The wide kernels (radii above 11 on devices that take 256
             // bytes) read all 256 bytes, the others the first 128.
-            const bool wide =
-                detail::blurTileWide(*detail::findBlurFormat(m_info.format), p.radius[0], m_tilePushBytes);
-            if (p.radius[0] <= (wide ? detail::kBlurTileWideWeightsMaxRadius : detail::kBlurTileHostWeightsMaxRadius)) {
+            if (p.radius[0] <= (p.tileWide ? detail::kBlurTileWideWeightsMaxRadius
+                                           : detail::kBlurTileHostWeightsMaxRadius)) {
                 detail::blurTileWeights(p.scale, p.radius[0], push.weights);
             } else {
                 push.weights[0] = p.scale[0];
                 push.weights[1] = p.scale[1];
             }
             f.vkCmdPushConstants(cmd, m_pipelineLayout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
-                                 wide ? detail::kBlurTileWidePushBytes : detail::kBlurTilePushBytes, &push);
+                                 p.tileWide ? detail::kBlurTileWidePushBytes : detail::kBlurTilePushBytes, &push);
         } else {
             detail::BlurPush push{};
             region(push);
