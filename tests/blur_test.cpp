@@ -648,7 +648,15 @@ struct VendorForced {
     ~VendorForced() { vkfx::detail::blurTileVendorOverride = 0; }
 };
 
-// The same radius on both axes, up to 13 (8-bit RGBA / BGRA; 15 on devices that take 256 bytes of
+// Tiles per workgroup forced (detail::blurTileSegmentsOverride) while it lives; 0: the rule's.
+struct TileSegmentsForced {
+    explicit TileSegmentsForced(std::uint32_t tiles) {
+        vkfx::detail::blurTileSegmentsOverride = tiles;
+    }
+    ~TileSegmentsForced() { vkfx::detail::blurTileSegmentsOverride = 0; }
+};
+
+// The same radius on both axes, up to 13 (8-bit RGBA / BGRA; 16 on devices that take 256 bytes of
 // push constants), 24 (one channel) or 11 (RGBA16F,
 // RGBA32F), takes the Tile method (up to radius 2 tiles of 32 x 24 for 8-bit RGBA / BGRA, 32 x 16
 // for RGBA16F and RGBA32F, 64 x 16 for one channel; 32 x 32, 32 x 24 or 32 x 16 above) where the
@@ -669,7 +677,7 @@ TEST_P(BlurTileRadii, EveryRadiusMatchesReference) {
     const std::uint32_t maxRadius =
         channels == 1 ? 24u
         : formatInfo(format).bytesPerTexel == 4 && channels == 4
-            ? (tilePushBytes() == vkfx::detail::kBlurTileWidePushBytes ? 15u : 13u)
+            ? (tilePushBytes() == vkfx::detail::kBlurTileWidePushBytes ? 16u : 13u)
             : 11u; // RGBA16F, RGBA32F
     const vkfx::detail::BlurFormat *fmt = vkfx::detail::findBlurFormat(format);
     ASSERT_NE(fmt, nullptr);
@@ -698,6 +706,10 @@ TEST_P(BlurTileRadii, EveryRadiusMatchesReference) {
             c.filter = v == 2 ? BlurFilter::Box : BlurFilter::Gaussian;
             c.content = v == 1 ? BlurCase::Content::HotPixels : BlurCase::Content::Random;
             c.seed = seed++;
+            // Variant 1 runs two tiles a workgroup, variant 2 three (the rule's one at these
+            // sizes): the rows a tile hands to the next, and groups whose last tiles lie below the
+            // region.
+            const TileSegmentsForced segments(v == 0 ? 0u : v + 1u);
             runCase(c);
             if (stopped())
                 return;
@@ -1701,29 +1713,32 @@ TEST(BlurHelpers, TilesPerWorkgroupByFormatAndSize) {
 // The Tile method's tile (detail::blurTileShape): up to radius 2, 32 x 24 for 8-bit RGBA / BGRA,
 // 32 x 16 for RGBA16F and RGBA32F, 64 x 16 for one channel; above, 32 columns by the most of 32, 24
 // and 16 rows under 23.5 KiB; none past a format's largest Tile radius (13 for 8-bit RGBA / BGRA,
-// 15 with 256 push-constant bytes,
+// 16 with 256 push-constant bytes,
 // 24 for one channel, 11 for RGBA16F and RGBA32F) or where nothing fits.
 // Blurrer::create builds a tile pipeline for every radius whose tile blurTileShape gives (none
 // left to the walk because the Blurrer holds fewer tile pipelines than a format's largest radius),
-// each specialized with that radius and shape: the pipelines DeviceCreateInfo::pipelineCallback
-// hears of with blur_tile.comp's five constants (sRGB, radius, rows, columns, padded).
+// each specialized with that radius and shape, and from radius 8 carrying rows from tile to tile
+// (detail::blurTileCarries): the pipelines DeviceCreateInfo::pipelineCallback hears of with
+// blur_tile.comp's six constants (sRGB, radius, rows, columns, padded, carry).
 struct TilePipelineLog {
     std::map<std::uint32_t, std::pair<std::uint32_t, std::uint32_t>>
-        shapes; // radius -> (columns, rows)
+        shapes;                                     // radius -> (columns, rows)
+    std::map<std::uint32_t, std::uint32_t> carries; // radius -> carry
 };
 
 void tilePipelineCallback(VkPipeline, const char *, const VkSpecializationInfo *spec,
                           void *userData) {
-    if (!spec || spec->mapEntryCount != 5 || !spec->pData)
+    if (!spec || spec->mapEntryCount != 6 || !spec->pData)
         return;
-    std::uint32_t v[5] = {};
-    for (std::uint32_t i = 0; i < 5; ++i) {
+    std::uint32_t v[6] = {};
+    for (std::uint32_t i = 0; i < 6; ++i) {
         const VkSpecializationMapEntry &e = spec->pMapEntries[i];
-        if (e.constantID < 5 && e.size == sizeof(std::uint32_t))
+        if (e.constantID < 6 && e.size == sizeof(std::uint32_t))
             std::memcpy(&v[e.constantID], static_cast<const char *>(spec->pData) + e.offset,
                         sizeof(std::uint32_t));
     }
     static_cast<TilePipelineLog *>(userData)->shapes[v[1]] = {v[3], v[2]};
+    static_cast<TilePipelineLog *>(userData)->carries[v[1]] = v[5];
 }
 
 TEST_F(BlurTest, EveryRadiusWithATileHasATilePipeline) {
@@ -1762,13 +1777,14 @@ TEST_F(BlurTest, EveryRadiusWithATileHasATilePipeline) {
                 << formatName(format) << " radius " << r << ": no tile pipeline";
             EXPECT_EQ(it->second.first, shape.width) << formatName(format) << " radius " << r;
             EXPECT_EQ(it->second.second, shape.height) << formatName(format) << " radius " << r;
+            EXPECT_EQ(log.carries[r], r >= 8 ? 1u : 0u) << formatName(format) << " radius " << r;
         }
         // Every tile fits 32 KiB, RGBA32F's above radius 7 (32 x 32 of padded fp32 slots) 48.
         const bool rgba32f = format == VK_FORMAT_R32G32B32A32_SFLOAT;
         if (ctx().limits().maxComputeSharedMemorySize >= (rgba32f ? 48u : 32u) * 1024) {
             EXPECT_EQ(tiled, rgba32f                                                   ? 11u
                              : format == VK_FORMAT_R32_SFLOAT                          ? 24u
-                             : tilePushBytes() == vkfx::detail::kBlurTileWidePushBytes ? 15u
+                             : tilePushBytes() == vkfx::detail::kBlurTileWidePushBytes ? 16u
                                                                                        : 13u)
                 << formatName(format);
         }
@@ -1868,13 +1884,18 @@ TEST(BlurHelpers, TileShapeByFormatAndRadius) {
     EXPECT_EQ(shape(VK_FORMAT_R8G8B8A8_UNORM, 4), "32x32");  // 40 x 40 x 8 bytes
     EXPECT_EQ(shape(VK_FORMAT_R16G16B16A16_SFLOAT, 4), "32x24"); // 41 x 32 x 16 bytes (padded)
     EXPECT_EQ(shape(VK_FORMAT_R8G8B8A8_UNORM, 14), "0x0");
-    // 8-bit RGBA / BGRA up to 15 with 256 bytes of push constants, in 32 x 16 tiles (r = 15: 62 x
-    // 46 x 8 bytes; 32 x 24 would be 62 x 54 x 8, over 23.5 KiB), on NVIDIA GPUs too.
+    // 8-bit RGBA / BGRA up to 16 with 256 bytes of push constants, in 32 x 16 tiles (r = 15: 62 x
+    // 46 x 8 bytes; 32 x 24 would be 62 x 54 x 8, over 23.5 KiB), on NVIDIA GPUs too; at 16 (64 x
+    // 48 x 8 bytes, 512 over 23.5 KiB) 32 x 16 on NVIDIA GPUs (blurTileHeightNvidia8Bit), else
+    // 32 x 32.
     constexpr std::uint32_t wide = vkfx::detail::kBlurTileWidePushBytes;
     EXPECT_EQ(shape(VK_FORMAT_R8G8B8A8_UNORM, 13, 48 * 1024, 0x1002, wide), "32x24");
     EXPECT_EQ(shape(VK_FORMAT_R8G8B8A8_UNORM, 14, 48 * 1024, 0x1002, wide), "32x16");
     EXPECT_EQ(shape(VK_FORMAT_B8G8R8A8_SRGB, 15, 48 * 1024, 0x10DE, wide), "32x16");
-    EXPECT_EQ(shape(VK_FORMAT_R8G8B8A8_UNORM, 16, 48 * 1024, 0x10DE, wide), "0x0");
+    EXPECT_EQ(shape(VK_FORMAT_R8G8B8A8_UNORM, 16, 48 * 1024, 0x10DE, wide), "32x16");
+    EXPECT_EQ(shape(VK_FORMAT_B8G8R8A8_UNORM, 16, 48 * 1024, 0x1002, wide), "32x32");
+    EXPECT_EQ(shape(VK_FORMAT_R8G8B8A8_UNORM, 16, 24 * 1024 - 1, 0x10DE, wide), "0x0");
+    EXPECT_EQ(shape(VK_FORMAT_R8G8B8A8_UNORM, 17, 48 * 1024, 0x10DE, wide), "0x0");
     EXPECT_EQ(shape(VK_FORMAT_R16G16B16A16_SFLOAT, 12, 48 * 1024, 0x10DE, wide), "0x0");
     EXPECT_EQ(shape(VK_FORMAT_R32_SFLOAT, 25, 48 * 1024, 0x10DE, wide), "0x0");
     EXPECT_EQ(shape(VK_FORMAT_R32_SFLOAT, 3), "32x32"); // 38 x 38 x 4 bytes

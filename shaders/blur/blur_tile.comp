@@ -8,11 +8,14 @@
 // blurs those rows horizontally, each row's results written over its own source texels once they
 // are read (store caching: the horizontal result never leaves shared memory, and the tile takes
 // one array, not two); and writes the tile blurred vertically out of it. The next tile's loads
-// are issued as soon as this tile is staged, so that their latency overlaps both passes; the
-// weights come from the push constants (small radii) or are made by every invocation in registers
-// (no barrier): at radii up to the host's blurTileMaxRadius this is faster than walking a strip
-// (blur.comp). The halo texels are read again by the neighbouring tiles (from the L2 cache,
-// mostly).
+// are issued as soon as this tile is staged, so that their latency overlaps both passes. From
+// radius 8 (kCarry) a tile's last 2r rows of horizontal results, which are the next tile's first
+// 2r, are kept in registers across the vertical pass and stored back as the next tile's first
+// rows, so that each tile after a workgroup's first stages and filters only its kTileHeight new
+// rows (at radius 15 in 16-row tiles, 16 rows instead of 46). The weights come from the push
+// constants or are made by every invocation in registers (no barrier): at radii up to the host's
+// blurTileMaxRadius this is faster than walking a strip (blur.comp). The halo texels are read again
+// by the neighbouring tiles (from the L2 cache, mostly).
 //
 // Borders, weights and precision as in blur.comp.
 #extension GL_GOOGLE_include_directive : require
@@ -38,6 +41,11 @@ layout(constant_id = 3) const uint kTileWidth = 64u;
 // mapped so that the passes' shared-memory accesses take distinct banks (below). The host sets it
 // for formats whose staged rows are 16-byte slots (fp32 RGBA), where it fits.
 layout(constant_id = 4) const bool kPadRows = false;
+// 1: the rows of horizontal results that a tile shares with the next one below it (its last 2r)
+// are carried over to the next tile instead of being staged and filtered again: each tile after a
+// workgroup's first stages and filters only its kTileHeight new rows (the host's
+// blurTileCarries: from radius 8; below, the registers it takes cost more than it saves).
+layout(constant_id = 5) const uint kCarry = 0u;
 const uint kBandRows = kGroupSize * 4u / kTileWidth; // output rows of one vertical round
 const uint kColumnGroups = kTileWidth / 16u;          // warps side by side in a vertical round
 
@@ -83,7 +91,11 @@ ivec2 unpackHalves(uint v) { return ivec2(v & 0xFFFFu, v >> 16u); }
 const uint kTaps = 2u * kRadius + 1u;
 const uint kStagedWidth = kTileWidth + 2u * kRadius;
 const uint kRows = kTileHeight + 2u * kRadius;                     // staged rows, and horizontal rows
-const uint kLoads = (kStagedWidth * kRows + kGroupSize - 1u) / kGroupSize; // per invocation
+const uint kCarryRows = 2u * kRadius;                              // rows a tile shares with the next
+const uint kNewRows = kRows - kCarry * kCarryRows;                 // rows staged per tile (kCarry: after the first)
+const uint kLoads = (kStagedWidth * kNewRows + kGroupSize - 1u) / kGroupSize; // per invocation
+const uint kHaloLoads = (kStagedWidth * kCarryRows + kGroupSize - 1u) / kGroupSize; // kCarry: the first tile's top rows
+const uint kCarrySlots = (kCarryRows * kTileWidth + kGroupSize - 1u) / kGroupSize;   // kCarry: results carried per invocation
 const uint kStagedStride = kStagedWidth + (kPadRows ? 1u : 0u); // slots of a staged row
 
 // Source rows y0 - kRadius .., kStagedWidth texels each; row r's horizontal results go to its
@@ -118,29 +130,37 @@ VEC fetchSource(int x, int y, uint layer)
     return VEC_FROM4(texelFetch(src, ivec3(unpackHalves(pc.srcOffset) + ivec2(x, y), int(layer)), 0));
 }
 
-// Issues the loads of the tile at (x0, y0) into `loaded` (a macro: `loaded` is sized by a
-// specialization constant). Tiles whose halo is inside the region (most) skip the border mapping.
-#define STAGE_LOADS(x0, y0, loaded)                                                                 \
+// Issues the loads of staged rows ys .. ys + nRows - 1 (source rows; columns x0 - kRadius ..) into
+// `loaded` (nLoads per invocation; a macro: `loaded` is sized by a specialization constant). Rows
+// whose texels are all inside the region (most) skip the border mapping.
+#define STAGE_LOADS(x0, ys, nRows, nLoads, loaded)                                                  \
     {                                                                                              \
-        bool inside = x0 >= int(kRadius) && y0 >= int(kRadius) &&                                  \
-                      x0 + int(kStagedWidth - kRadius) <= width && y0 + int(kRows - kRadius) <= height; \
+        bool inside = x0 >= int(kRadius) && ys >= 0 && x0 + int(kStagedWidth - kRadius) <= width &&  \
+                      ys + int(nRows) <= height;                                                   \
         if (inside) {                                                                              \
-            [[unroll]] for (uint k = 0u; k < kLoads; ++k) {                                        \
-                uint i = min(k * kGroupSize + tid, kStagedWidth * kRows - 1u);                     \
+            [[unroll]] for (uint k = 0u; k < nLoads; ++k) {                                        \
+                uint i = min(k * kGroupSize + tid, kStagedWidth * (nRows) - 1u);                   \
                 uint r = i / kStagedWidth;                                                         \
-                loaded[k] = fetchSource(x0 - int(kRadius) + int(i - r * kStagedWidth),             \
-                                        y0 - int(kRadius) + int(r), layer);                        \
+                loaded[k] = fetchSource(x0 - int(kRadius) + int(i - r * kStagedWidth), ys + int(r), layer); \
             }                                                                                      \
         } else {                                                                                   \
-            [[unroll]] for (uint k = 0u; k < kLoads; ++k) {                                        \
+            [[unroll]] for (uint k = 0u; k < nLoads; ++k) {                                        \
                 uint i = k * kGroupSize + tid;                                                     \
                 uint r = i / kStagedWidth;                                                         \
                 int sx = borderIndex(x0 - int(kRadius) + int(i - r * kStagedWidth), width, border); \
-                int sy = borderIndex(y0 - int(kRadius) + int(r), height, border);                  \
-                bool outside = i >= kStagedWidth * kRows || sx < 0 || sy < 0;                      \
+                int sy = borderIndex(ys + int(r), height, border);                                 \
+                bool outside = i >= kStagedWidth * (nRows) || sx < 0 || sy < 0;                    \
                 loaded[k] = outside ? constantColor() : fetchSource(sx, sy, layer);                \
             }                                                                                      \
         }                                                                                          \
+    }
+
+// Stores `loaded` (STAGE_LOADS of nRows rows) at staged row `row0` on.
+#define STAGE_STORES(row0, nRows, nLoads, loaded)                                                   \
+    [[unroll]] for (uint k = 0u; k < nLoads; ++k) {                                                \
+        uint i = k * kGroupSize + tid;                                                             \
+        uint r = i / kStagedWidth;                                                                 \
+        if (i < kStagedWidth * (nRows)) putStaged((row0) * kStagedStride + i + (kPadRows ? r : 0u), loaded[k]); \
     }
 
 void main()
@@ -158,7 +178,28 @@ void main()
     // 1. Load the first tile's source rows y0 - kRadius .., columns x0 - kRadius .. (border-
     //    mapped), all at once; make the weights while they are in flight.
     VEC loaded[kLoads];
-    STAGE_LOADS(x0, yGroup, loaded)
+    if (kCarry != 0u) {
+        // The first tile's top kCarryRows rows straight into shared memory, kLoads at a time
+        // (the registers of the later tiles' loads), then its other rows as any tile's.
+        [[dont_unroll]] for (uint c = 0u; c < kHaloLoads; c += kLoads) {
+            [[unroll]] for (uint k = 0u; k < kLoads; ++k) {
+                uint i = (c + k) * kGroupSize + tid;
+                uint r = i / kStagedWidth;
+                int sx = borderIndex(x0 - int(kRadius) + int(i - r * kStagedWidth), width, border);
+                int sy = borderIndex(yGroup - int(kRadius) + int(r), height, border);
+                bool outside = i >= kStagedWidth * kCarryRows || sx < 0 || sy < 0;
+                loaded[k] = outside ? constantColor() : fetchSource(sx, sy, layer);
+            }
+            [[unroll]] for (uint k = 0u; k < kLoads; ++k) {
+                uint i = (c + k) * kGroupSize + tid;
+                uint r = i / kStagedWidth;
+                if (i < kStagedWidth * kCarryRows) putStaged(i + (kPadRows ? r : 0u), loaded[k]);
+            }
+        }
+        STAGE_LOADS(x0, yGroup + int(kRadius), kNewRows, kLoads, loaded)
+    } else {
+        STAGE_LOADS(x0, yGroup - int(kRadius), kNewRows, kLoads, loaded)
+    }
     float wx[kRadius + 1u], wy[kRadius + 1u];
     MAKE_WEIGHTS(0u, wx)
     MAKE_WEIGHTS(1u, wy)
@@ -190,27 +231,38 @@ void main()
     uint hRow = kPadRows ? 4u * (block / kGroupBlocks) + (hTid & 3u) : hTid / (kTileWidth / 4u);
     uint hCol = kPadRows ? 4u * (4u * (block % kGroupBlocks) + ((hTid >> 2u) & 3u)) : (hTid % (kTileWidth / 4u)) * 4u;
     int x = x0 + int(vCol);
+    // kCarry: the horizontal results of a tile's last kCarryRows rows, kept for the next tile's
+    // first rows.
+    STAGED carried[kCarrySlots];
+    const uint stageRow = kCarry * kCarryRows; // where a tile's staged loads go
     for (uint tile = 0u; tile < segment; ++tile) {
         int y0 = yGroup + int(tile * kTileHeight);
         if (y0 >= height) break; // uniform
+        bool carryIn = kCarry != 0u && tile > 0u;
         if (tile > 0u) barrier(); // the previous tile's vertical reads are done
-        [[unroll]] for (uint k = 0u; k < kLoads; ++k) {
-            uint i = k * kGroupSize + tid;
-            uint r = i / kStagedWidth;
-            if (i < kStagedWidth * kRows) putStaged(i + (kPadRows ? r : 0u), loaded[k]);
+        if (carryIn) {
+            [[unroll]] for (uint k = 0u; k < kCarrySlots; ++k) {
+                uint j = k * kGroupSize + tid;
+                uint r = j / kTileWidth;
+                if (j < kCarryRows * kTileWidth) sStaged[r * kStagedStride + j - r * kTileWidth] = carried[k];
+            }
         }
+        STAGE_STORES(stageRow, kNewRows, kLoads, loaded)
         barrier();
 
         // The next tile's loads (their registers are free once this tile is staged), in flight
         // during this tile's passes and stores.
-        if (tile + 1u < segment) STAGE_LOADS(x0, y0 + int(kTileHeight), loaded)
+        if (tile + 1u < segment)
+            STAGE_LOADS(x0, y0 + int(kTileHeight) - int(kRadius) + int(stageRow), kNewRows, kLoads, loaded)
 
         // 2. Horizontal: rows hRow + kRowsPerRound k, columns hCol .. hCol + 3, from a window of
         //    taps that slides through registers; each round's results are stored over their rows'
         //    first kTileWidth slots once every invocation has read its taps.
-        const uint kRounds = (kRows + kRowsPerRound - 1u) / kRowsPerRound;
-        for (uint round = 0u; round < kRounds; ++round) {
-            uint row = hRow + round * kRowsPerRound;
+        //    kCarry: after a workgroup's first tile, only the new rows (the others were carried).
+        uint hFirst = carryIn ? kCarryRows : 0u;
+        uint rounds = (kRows - hFirst + kRowsPerRound - 1u) / kRowsPerRound;
+        for (uint round = 0u; round < rounds; ++round) {
+            uint row = hFirst + hRow + round * kRowsPerRound;
             uint base = row * kStagedStride + hCol;
             VEC acc[4];
             [[unroll]] for (uint j = 0u; j < 4u; ++j) acc[j] = VEC(0.0);
@@ -233,6 +285,15 @@ void main()
             }
         }
         barrier();
+        if (kCarry != 0u && tile + 1u < segment) {
+            // The results the next tile shares (rows kTileHeight ..), read before this tile's
+            // vertical pass and stored after the barrier that ends it.
+            [[unroll]] for (uint k = 0u; k < kCarrySlots; ++k) {
+                uint j = min(k * kGroupSize + tid, kCarryRows * kTileWidth - 1u);
+                uint r = j / kTileWidth;
+                carried[k] = sStaged[(kTileHeight + r) * kStagedStride + j - r * kTileWidth];
+            }
+        }
 
         // 3. Vertical and the stores. A warp-sized run of 32 invocations covers 16 columns x 2
         //    rows per store (whole 16-byte x 2-row sectors of a block-linear image: one row at a

@@ -403,9 +403,13 @@ constexpr BlurTileShape kBlurTileShapes[2] = {{64, 16}, {32, 32}};
 // / 145.6 / 146.7: 8-bit RGBA lost 4-7% with 8 tiles, RGBA16F 1-3% with 4.
 constexpr std::uint32_t kBlurTileTargetGroups = 480;
 inline std::uint32_t blurTileMaxTiles(const BlurFormat& fmt) { return fmt.slotBytes == 8 ? 4u : 8u; }
+// Tests only (not thread-safe): tiles per workgroup blurTilesPerGroup gives instead of its rule's
+// (0: the rule), so that small images run several tiles a workgroup.
+inline std::uint32_t blurTileSegmentsOverride = 0;
 inline std::uint32_t blurTilesPerGroup(const BlurFormat& fmt, VkExtent2D extent, std::uint32_t layers,
                                        BlurTileShape shape)
 {
+    if (blurTileSegmentsOverride != 0) return blurTileSegmentsOverride;
     const std::uint64_t columns = std::uint64_t{(extent.width + shape.width - 1) / shape.width} * layers;
     const std::uint32_t tileRows = (extent.height + shape.height - 1) / shape.height;
     const std::uint32_t target = shape.width == 32 ? 2 * kBlurTileTargetGroups : kBlurTileTargetGroups;
@@ -422,6 +426,19 @@ inline std::uint32_t blurTileBytes(const BlurFormat& fmt, std::uint32_t radius, 
     const std::uint32_t stagedBytes = fmt.slotBytes == 8 ? 8u : 4 * fmt.channels;
     return (shape.width + 2 * radius + (padded ? 1u : 0u)) * rows * stagedBytes;
 }
+// Whether a tile pipeline carries the horizontal results of a tile's last 2r rows over to the next
+// tile of its workgroup (blur_tile.comp's kCarry), so that each tile after the first stages and
+// filters only its own rows: from radius 8, where the halo rows are many. H100 80GB HBM3, driver
+// 580.159.04, 2026-12-06T14:04Z, two rounds within 0.6%, median us, 3840x2160 / 1920x1080, without
+// / with: RGBA8 r = 3 57.6 / 60.0 and 19.7 / 21.6, r = 4 61.2 / 66.4 and 21.1 / 22.8, r = 8 111.0 /
+// 97.1 and 34.6 / 33.2, r = 12 174.1 / 153.0 and 52.1 / 49.5, r = 13 198.6 / 165.8 and 59.5 /
+// 54.6, r = 14 242.2 / 185.5 and 71.6 / 53.9, r = 15 261.1 / 198.8 and 78.4 / 57.9; RGBA16F r = 2
+// 65.5 / 67.9 and 22.1 / 23.0, r = 4 81.8 / 81.6 and 28.3 / 30.1, r = 8 142.8 / 126.0 and 45.7 /
+// 46.7, r = 11 194.2 / 155.7 and 60.6 / 57.6; R32F r = 4 38.1 / 42.1 and 13.6 / 16.0, r = 8 49.2 /
+// 44.2 and 16.9 / 17.2, r = 16 92.6 / 69.3 and 29.9 / 27.0, r = 24 168.7 / 111.0 and 61.0 / 46.3
+// (docs/blur-performance.md v48). Radii 5-7 and 9-11 (but RGBA16F's 11) were not measured.
+constexpr std::uint32_t kBlurTileCarryMinRadius = 8;
+inline bool blurTileCarries(std::uint32_t radius) { return radius >= kBlurTileCarryMinRadius; }
 // Whether the Direct method's kernels pad their rows of shared memory by a slot and map their
 // lanes to distinct banks (kPadRows of blur_tile.comp and blur.comp): formats whose horizontal
 // rows are 16-byte slots (fp32 RGBA).
@@ -466,10 +483,13 @@ inline bool blurTilePadded(const BlurFormat& fmt, std::uint32_t radius, BlurTile
 // against tiles of 32 x 16 / 32 x 24 / 32 x 32 rows: r = 14 251.8 / 80.0 against 240.8 / 71.3,
 // 283.5 / 85.9 and 238.5 / 75.6; r = 15 269.0 / 79.0 against 260.8 / 78.2, 311.8 / 93.9 and
 // 256.8 / 81.7 (v47). Making their weights, the tiles were no faster than the walk at 14 (H200
-// above).
+// above). With the rows carried from tile to tile (blurTileCarries) up to 16: same GPU and driver,
+// 2026-12-06T14:04Z, median us, 3840x2160 / 1920x1080, walk against 32 x 16 tiles: r = 14 241.6 /
+// 71.5 against 184.0 / 53.7, r = 15 261.4 / 78.1 against 197.2 / 57.5, r = 16 268.8 / 78.3 against
+// 205.4 / 60.1 (v48; from sigma 6, radius 18 for sigma r / 3, Auto takes the Decimated method).
 inline std::uint32_t blurTileMaxRadius(const BlurFormat& fmt, std::uint32_t pushBytes)
 {
-    if (fmt.slotBytes == 8) return pushBytes >= kBlurTileWidePushBytes ? 15u : 13u; // 8-bit RGBA / BGRA
+    if (fmt.slotBytes == 8) return pushBytes >= kBlurTileWidePushBytes ? 16u : 13u; // 8-bit RGBA / BGRA
     if (fmt.channels == 1) return 24u;
     return 11u; // RGBA16F, RGBA32F: fp32 RGBA slots
 }
@@ -491,10 +511,14 @@ constexpr std::uint32_t kBlurTileCliffBytes = 23u * 1024u + 512u;
 // 44.2, r = 10 142.8 / 163.2 / 165.2, r = 11 164.8 / 178.5 / 218.6 (docs/blur-performance.md v46;
 // v42 measured the kernel of weights in registers, whose best heights were 24 at r = 5 and 16 at 7
 // and 8). At r = 12 and 13 24 rows (v42, H200, 3840x2160: 189.7 and 221.8 us against 223.8 and
-// 237.1 with 32 rows, over kBlurTileCliffBytes, and 227.4 and 247.1 with 16). Other GPUs keep the
-// rule below, which picks 32 rows up to radius 11.
+// 237.1 with 32 rows, over kBlurTileCliffBytes, and 227.4 and 247.1 with 16), from 14 on 16 (with
+// the rows carried from tile to tile, v48: H100, 3840x2160 / 1920x1080, 16 / 24 / 32 rows, r = 8
+// 98.6 / 103.9 / 97.1 and 30.8 / 34.9 / 33.0, r = 13 176.9 / 165.3 / 184.4 and 51.5 / 54.2 /
+// 62.2, r = 14 184.0 / 249.4 / 191.7 and 53.7 / 85.4 / 65.0, r = 16 205.4 / 265.3 / 212.8 and
+// 60.1 / 90.5 / 72.8). Other GPUs keep the rule below, which picks 32 rows up to radius 11.
 inline std::uint32_t blurTileHeightNvidia8Bit(std::uint32_t radius)
 {
+    if (radius >= 14) return 16u;
     return radius == 4 || radius == 7 || radius >= 12 ? 24u : 32u;
 }
 // The rows of a tile above radius 2 on NVIDIA GPUs: blurTileHeightNvidia8Bit's for 8-bit RGBA /
@@ -543,7 +567,8 @@ inline BlurTileShape blurSmallRadiusTile(const BlurFormat& fmt)
 // (32 x 32) 69.4 / 69.5 / 65.2 / 69.3; RGBA16F r = 3 (32 x 24) 79.6 / 84.6 / 81.2 / 79.6, r = 4
 // (32 x 24) 83.8 / 87.9 / 83.9 / 109.9.
 // On NVIDIA GPUs (`vendorID` 0x10DE) tiles take blurTileHeightNvidia's rows first, where they
-// fit.
+// fit `sharedBytes` (measured there, so not held to kBlurTileCliffBytes: 8-bit RGBA at radius 16
+// stages 24 KiB in 32 x 16 tiles, 512 bytes over it, and is 3.5% faster than in 32 x 32).
 inline BlurTileShape blurTileShape(const BlurFormat& fmt, std::uint32_t radius, std::uint32_t sharedBytes,
                                    std::uint32_t vendorID, std::uint32_t pushBytes)
 {
@@ -554,7 +579,7 @@ inline BlurTileShape blurTileShape(const BlurFormat& fmt, std::uint32_t radius, 
         if (const std::uint32_t height = vendorID == 0x10DEu ? blurTileHeightNvidia(fmt, radius) : 0u) {
             const BlurTileShape shape{32, height};
             const std::uint32_t bytes = blurTileBytes(fmt, radius, shape, padded);
-            if (bytes <= kBlurTileCliffBytes && bytes <= sharedBytes) return shape;
+            if (bytes <= sharedBytes) return shape;
         }
         for (std::uint32_t height : {32u, 24u, 16u}) {
             const BlurTileShape shape{32, height};
@@ -854,13 +879,15 @@ inline VkResult Blurrer::create(const Device& device, const BlurrerCreateInfo& i
             std::uint32_t height;
             std::uint32_t width;
             VkBool32 padded;
-        } tileSpec{fmt->srgb ? VK_TRUE : VK_FALSE, 0, 0, 0, VK_FALSE};
-        const VkSpecializationMapEntry tileEntries[5] = {{0, offsetof(TileSpec, srgb), sizeof(VkBool32)},
+            std::uint32_t carry;
+        } tileSpec{fmt->srgb ? VK_TRUE : VK_FALSE, 0, 0, 0, VK_FALSE, 0};
+        const VkSpecializationMapEntry tileEntries[6] = {{0, offsetof(TileSpec, srgb), sizeof(VkBool32)},
                                                          {1, offsetof(TileSpec, radius), sizeof(std::uint32_t)},
                                                          {2, offsetof(TileSpec, height), sizeof(std::uint32_t)},
                                                          {3, offsetof(TileSpec, width), sizeof(std::uint32_t)},
-                                                         {4, offsetof(TileSpec, padded), sizeof(VkBool32)}};
-        const VkSpecializationInfo tileSpecInfo{5, tileEntries, sizeof(TileSpec), &tileSpec};
+                                                         {4, offsetof(TileSpec, padded), sizeof(VkBool32)},
+                                                         {5, offsetof(TileSpec, carry), sizeof(std::uint32_t)}};
+        const VkSpecializationInfo tileSpecInfo{6, tileEntries, sizeof(TileSpec), &tileSpec};
         for (std::uint32_t radius = 1; radius <= kTileMaxRadius; ++radius) {
             const detail::BlurTileShape shape =
                 detail::blurTileShape(*fmt, radius, sharedBytes, device.properties().vendorID, b.m_tilePushBytes);
@@ -869,6 +896,7 @@ inline VkResult Blurrer::create(const Device& device, const BlurrerCreateInfo& i
             tileSpec.height = shape.height;
             tileSpec.width = shape.width;
             tileSpec.padded = detail::blurTilePadded(*fmt, radius, shape, sharedBytes) ? VK_TRUE : VK_FALSE;
+            tileSpec.carry = detail::blurTileCarries(radius) ? 1u : 0u;
             const bool wide = detail::blurTileWide(*fmt, radius, b.m_tilePushBytes);
             r = detail::createComputePipeline(device, fn, wide ? fmt->tileWideCode : fmt->tileCode,
                                               wide ? fmt->tileWideBytes : fmt->tileBytes, &tileSpecInfo,
