@@ -1717,9 +1717,10 @@ TEST(BlurHelpers, TilesPerWorkgroupByFormatAndSize) {
 // 24 for one channel, 11 for RGBA16F and RGBA32F) or where nothing fits.
 // Blurrer::create builds a tile pipeline for every radius whose tile blurTileShape gives (none
 // left to the walk because the Blurrer holds fewer tile pipelines than a format's largest radius),
-// each specialized with that radius and shape, and from radius 8 carrying rows from tile to tile
-// (detail::blurTileCarries): the pipelines DeviceCreateInfo::pipelineCallback hears of with
-// blur_tile.comp's six constants (sRGB, radius, rows, columns, padded, carry).
+// each specialized with that radius and shape, and carrying rows from tile to tile from radius 5
+// (fp32 RGBA slots) or 7 (detail::blurTileCarries): the pipelines
+// DeviceCreateInfo::pipelineCallback hears of with blur_tile.comp's six constants (sRGB, radius,
+// rows, columns, padded, carry).
 struct TilePipelineLog {
     std::map<std::uint32_t, std::pair<std::uint32_t, std::uint32_t>>
         shapes;                                     // radius -> (columns, rows)
@@ -1777,7 +1778,9 @@ TEST_F(BlurTest, EveryRadiusWithATileHasATilePipeline) {
                 << formatName(format) << " radius " << r << ": no tile pipeline";
             EXPECT_EQ(it->second.first, shape.width) << formatName(format) << " radius " << r;
             EXPECT_EQ(it->second.second, shape.height) << formatName(format) << " radius " << r;
-            EXPECT_EQ(log.carries[r], r >= 8 ? 1u : 0u) << formatName(format) << " radius " << r;
+            EXPECT_EQ(log.carries[r],
+                      r >= (format == VK_FORMAT_R32G32B32A32_SFLOAT ? 5u : 7u) ? 1u : 0u)
+                << formatName(format) << " radius " << r;
         }
         // Every tile fits 32 KiB, RGBA32F's above radius 7 (32 x 32 of padded fp32 slots) 48.
         const bool rgba32f = format == VK_FORMAT_R32G32B32A32_SFLOAT;

@@ -9,7 +9,7 @@
 // are read (store caching: the horizontal result never leaves shared memory, and the tile takes
 // one array, not two); and writes the tile blurred vertically out of it. The next tile's loads
 // are issued as soon as this tile is staged, so that their latency overlaps both passes. From
-// radius 8 (kCarry) a tile's last 2r rows of horizontal results, which are the next tile's first
+// radius 5 or 7 (kCarry) a tile's last 2r rows of horizontal results, which are the next tile's first
 // 2r, are kept in registers across the vertical pass and stored back as the next tile's first
 // rows, so that each tile after a workgroup's first stages and filters only its kTileHeight new
 // rows (at radius 15 in 16-row tiles, 16 rows instead of 46). The weights come from the push
@@ -44,7 +44,8 @@ layout(constant_id = 4) const bool kPadRows = false;
 // 1: the rows of horizontal results that a tile shares with the next one below it (its last 2r)
 // are carried over to the next tile instead of being staged and filtered again: each tile after a
 // workgroup's first stages and filters only its kTileHeight new rows (the host's
-// blurTileCarries: from radius 8; below, the registers it takes cost more than it saves).
+// blurTileCarries: from radius 5 for fp32 RGBA slots, 7 for the others; below, the registers it
+// takes cost more than it saves).
 layout(constant_id = 5) const uint kCarry = 0u;
 const uint kBandRows = kGroupSize * 4u / kTileWidth; // output rows of one vertical round
 const uint kColumnGroups = kTileWidth / 16u;          // warps side by side in a vertical round

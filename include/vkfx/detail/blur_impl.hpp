@@ -428,17 +428,23 @@ inline std::uint32_t blurTileBytes(const BlurFormat& fmt, std::uint32_t radius, 
 }
 // Whether a tile pipeline carries the horizontal results of a tile's last 2r rows over to the next
 // tile of its workgroup (blur_tile.comp's kCarry), so that each tile after the first stages and
-// filters only its own rows: from radius 8, where the halo rows are many. H100 80GB HBM3, driver
-// 580.159.04, 2026-12-06T14:04Z, two rounds within 0.6%, median us, 3840x2160 / 1920x1080, without
-// / with: RGBA8 r = 3 57.6 / 60.0 and 19.7 / 21.6, r = 4 61.2 / 66.4 and 21.1 / 22.8, r = 8 111.0 /
-// 97.1 and 34.6 / 33.2, r = 12 174.1 / 153.0 and 52.1 / 49.5, r = 13 198.6 / 165.8 and 59.5 /
-// 54.6, r = 14 242.2 / 185.5 and 71.6 / 53.9, r = 15 261.1 / 198.8 and 78.4 / 57.9; RGBA16F r = 2
-// 65.5 / 67.9 and 22.1 / 23.0, r = 4 81.8 / 81.6 and 28.3 / 30.1, r = 8 142.8 / 126.0 and 45.7 /
-// 46.7, r = 11 194.2 / 155.7 and 60.6 / 57.6; R32F r = 4 38.1 / 42.1 and 13.6 / 16.0, r = 8 49.2 /
-// 44.2 and 16.9 / 17.2, r = 16 92.6 / 69.3 and 29.9 / 27.0, r = 24 168.7 / 111.0 and 61.0 / 46.3
-// (docs/blur-performance.md v48). Radii 5-7 and 9-11 (but RGBA16F's 11) were not measured.
-constexpr std::uint32_t kBlurTileCarryMinRadius = 8;
-inline bool blurTileCarries(std::uint32_t radius) { return radius >= kBlurTileCarryMinRadius; }
+// filters only its own rows: from radius 5 for the fp32 RGBA slots of RGBA16F and RGBA32F, from 7
+// for the others, where the halo rows are many enough to pay for the registers that carry them.
+// H100 80GB HBM3, driver 580.159.04, 2026-12-06T14:04Z and 14:23Z, two rounds each within 1.5%,
+// median us, 3840x2160 / 1920x1080, without / with: RGBA8 r = 3 57.6 / 60.0 and 19.7 / 21.6, r =
+// 4 61.2 / 66.4 and 21.1 / 22.8, r = 5 75.5 / 74.4 and 25.0 / 25.7, r = 6 83.8 / 80.4 and 26.8 /
+// 27.5, r = 7 103.0 / 97.8 and 32.8 / 32.7, r = 8 111.0 / 97.1 and 34.6 / 33.2, r = 10 134.7 /
+// 115.3 and 41.3 / 38.5, r = 13 198.6 / 165.8 and 59.5 / 54.6, r = 15 261.1 / 198.8 and 78.4 /
+// 57.9; RGBA16F r = 2 65.5 / 67.9 and 22.1 / 23.0, r = 4 81.8 / 81.6 and 28.3 / 30.1, r = 5 104.0
+// / 90.7 and 33.7 / 33.7, r = 6 117.8 / 102.4 and 37.0 / 34.5, r = 8 142.8 / 126.0 and 45.7 /
+// 46.7, r = 11 194.2 / 155.7 and 60.6 / 57.6; R32F r = 4 38.1 / 42.1 and 13.6 / 16.0, r = 5 42.8
+// / 43.3 and 15.5 / 16.5, r = 6 45.0 / 43.2 and 16.2 / 16.8, r = 7 49.3 / 43.8 and 16.9 / 17.1,
+// r = 8 49.2 / 44.2 and 16.9 / 17.2, r = 16 92.6 / 69.3 and 29.9 / 27.0, r = 24 168.7 / 111.0
+// and 61.0 / 46.3 (docs/blur-performance.md v48).
+inline bool blurTileCarries(const BlurFormat& fmt, std::uint32_t radius)
+{
+    return radius >= (fmt.slotBytes == 16 ? 5u : 7u);
+}
 // Whether the Direct method's kernels pad their rows of shared memory by a slot and map their
 // lanes to distinct banks (kPadRows of blur_tile.comp and blur.comp): formats whose horizontal
 // rows are 16-byte slots (fp32 RGBA).
@@ -896,7 +902,7 @@ inline VkResult Blurrer::create(const Device& device, const BlurrerCreateInfo& i
             tileSpec.height = shape.height;
             tileSpec.width = shape.width;
             tileSpec.padded = detail::blurTilePadded(*fmt, radius, shape, sharedBytes) ? VK_TRUE : VK_FALSE;
-            tileSpec.carry = detail::blurTileCarries(radius) ? 1u : 0u;
+            tileSpec.carry = detail::blurTileCarries(*fmt, radius) ? 1u : 0u;
             const bool wide = detail::blurTileWide(*fmt, radius, b.m_tilePushBytes);
             r = detail::createComputePipeline(device, fn, wide ? fmt->tileWideCode : fmt->tileCode,
                                               wide ? fmt->tileWideBytes : fmt->tileBytes, &tileSpecInfo,
