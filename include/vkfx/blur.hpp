@@ -97,8 +97,8 @@ enum class BlurMethod : std::uint32_t {
     // for 8-bit RGBA and BGRA, 16 where maxPushConstantsSize is 256 or more, 24 for one-channel
     // formats, 11 for R16G16B16A16_SFLOAT and
     // R32G32B32A32_SFLOAT), blur tiles of 32 x 32, 24 or 16 outputs, or 64x16, from radius 5
-    // (RGBA16F, RGBA32F) or 7 handing the rows two tiles share from one to the next (faster there on an H200 and an
-    // H100; 8-bit radii 14 to 16 and the hand-over measured on the H100).
+    // (RGBA16F, RGBA32F) or 7 handing the rows two tiles share from one to the next (faster
+    // there on an H200 and an H100; 8-bit radii 14 to 16 and the hand-over measured on the H100).
     Direct = 1,
     // Gaussian only: the blur computed exactly on a grid of points about sigma / 3 apart and each
     // output interpolated from the 4x4 grid points around it (cubic Lagrange), in three
