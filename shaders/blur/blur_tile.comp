@@ -177,7 +177,8 @@ void main()
     int yGroup = int(gl_WorkGroupID.y * kTileHeight * segment);
 
     // 1. Load the first tile's source rows y0 - kRadius .., columns x0 - kRadius .. (border-
-    //    mapped), all at once; make the weights while they are in flight.
+    //    mapped), all at once (kCarry: its top kCarryRows rows first, in chunks stored as they
+    //    arrive, then the others at once); make the weights while they are in flight.
     VEC loaded[kLoads];
     if (kCarry != 0u) {
         // The first tile's top kCarryRows rows straight into shared memory, kLoads at a time
