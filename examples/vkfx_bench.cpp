@@ -1,8 +1,8 @@
 // vkfx-bench: times vkfx's kernels against what an engine would use instead, on any Vulkan device.
 //
 //   vkfx-bench [downsample|sort|blur] [--device NAME] [--quick] [--reps N] [--warmup N]
-//              [--filter A,B,...] [--radii A,B,...] [--sizes WxH,...] [--counts N,...] [--csv FILE]
-//              [--json FILE] [--no-evict] [--evict-mib N]
+//              [--filter A,B,...] [--radii A,B,...] [--methods M,...] [--sizes WxH,...]
+//              [--counts N,...] [--csv FILE] [--json FILE] [--no-evict] [--evict-mib N]
 //              [--pipeline-stats] [--dispatches auto|one|two] [--sampler-filter]
 //              [--copy-mib N] [--list] [--verbose]
 //
@@ -24,7 +24,8 @@
 // (2 (2r + 1) FMAs per channel per texel at the FMA rate, measured in the same run by
 // examples/bench/fma.comp and printed in the header), their maximum and that over vkfx's median.
 // Rows: "blur rgba8 3840x2160 r8".
-// --radii 3,5,7: the Auto rows at those radii instead (and no rows that force a method).
+// --radii 3,5,7: the Auto rows at those radii instead (and no rows that force a method);
+// --methods auto,direct,decimated: the rows of those methods at them.
 // --quick: only 256x256 R8G8B8A8_UNORM at r = 1, 8, 32 (Auto) and 64 (Decimated), R32_SFLOAT at
 // r = 8 and R32G32B32A32_SFLOAT at r = 4.
 //
@@ -154,6 +155,7 @@ struct Options {
     std::uint32_t warmup = 3;
     std::vector<std::string> filters;
     std::vector<std::uint32_t> radii; // blur: --radii
+    std::vector<vkfx::BlurMethod> methods{vkfx::BlurMethod::Auto}; // blur: --methods (with --radii)
     std::vector<VkExtent2D> sizes;    // downsample: --sizes
     std::vector<std::uint32_t> counts; // sort: --counts
     std::string csv, json;
@@ -186,6 +188,8 @@ void usage(std::FILE *out) {
         "                   sort: \"uint32 keys\", \"2^24\"; blur: \"rgba16f\", \"1920x1080 r8\"\n"
         "  --radii A,B      blur: the Auto rows at these radii instead of 1, 2, 4 .. 64, and no\n"
         "                   rows that force a method (not with --quick)\n"
+        "  --methods M,...  blur, with --radii: rows of these methods (auto, direct, decimated;\n"
+        "                   default auto) at each radius\n"
         "  --counts N,...   sort: rows of these key counts (uint32, float32, uint64; keys and pairs;\n"
         "                   both paths) instead of the table's powers of two, e.g. \"1310720\"\n"
         "  --sizes WxH,...  downsample: every format's rows at these sizes instead of the table's\n"
@@ -261,6 +265,18 @@ Options parseOptions(int argc, char **argv) {
         } else if (a == "--radii") {
             for (const std::string &r : splitCommas(value()))
                 o.radii.push_back(parseCount("--radii", r.c_str(), 1));
+        } else if (a == "--methods") {
+            o.methods.clear();
+            for (const std::string &m : splitCommas(value())) {
+                if (m == "auto")
+                    o.methods.push_back(vkfx::BlurMethod::Auto);
+                else if (m == "direct")
+                    o.methods.push_back(vkfx::BlurMethod::Direct);
+                else if (m == "decimated")
+                    o.methods.push_back(vkfx::BlurMethod::Decimated);
+                else
+                    die("--methods: '" + m + "' is none of auto, direct, decimated");
+            }
         } else if (a == "--counts") {
             for (const std::string &n : splitCommas(value()))
                 o.counts.push_back(parseCount("--counts", n.c_str(), 2, vkfx::Sorter::kMaxCount));
@@ -501,7 +517,8 @@ std::size_t blurKernelIndex(const Format &f) {
 
 // The full run's rows, or --quick's (256x256 RGBA8 at r = 1, 8, 32 and 64, R32F at r = 8, RGBA32F
 // at r = 4: seconds on lavapipe).
-std::vector<BlurCase> allBlurCases(bool quick, const std::vector<std::uint32_t> &radii) {
+std::vector<BlurCase> allBlurCases(bool quick, const std::vector<std::uint32_t> &radii,
+                                   const std::vector<vkfx::BlurMethod> &methods) {
     std::vector<BlurCase> cases;
     using M = vkfx::BlurMethod;
     auto add = [&](const Format &f, const char *label, std::uint32_t w, std::uint32_t h,
@@ -527,7 +544,8 @@ std::vector<BlurCase> allBlurCases(bool quick, const std::vector<std::uint32_t> 
         for (const VkExtent2D &size : sizes) {
             if (!radii.empty()) {
                 for (std::uint32_t r : radii)
-                    add(format, label, size.width, size.height, r);
+                    for (vkfx::BlurMethod m : methods)
+                        add(format, label, size.width, size.height, r, m);
                 continue;
             }
             for (std::uint32_t r = 1; r <= 64; r *= 2)
@@ -1872,10 +1890,10 @@ int main(int argc, char **argv) {
                       printSortLegend, sortFailed, writeSortCsv, writeSortJson, nullptr});
     }
     if (options.mode == "blur") {
-        return runMode<BlurCase, BlurRow>(options, {allBlurCases(options.quick, options.radii), &Runner::runBlur,
-                                                    printBlurTableHeader, printBlurRow,
-                                                    printBlurLegend, blurFailed, writeBlurCsv,
-                                                    writeBlurJson, &Runner::measureFmaRate});
+        return runMode<BlurCase, BlurRow>(
+            options, {allBlurCases(options.quick, options.radii, options.methods), &Runner::runBlur,
+                      printBlurTableHeader, printBlurRow, printBlurLegend, blurFailed, writeBlurCsv,
+                      writeBlurJson, &Runner::measureFmaRate});
     }
     return runMode<Case, Row>(options,
                               {allCases(options.sizes), &Runner::run, printTableHeader, printRow, printLegend,

@@ -656,9 +656,9 @@ struct TileSegmentsForced {
     ~TileSegmentsForced() { vkfx::detail::blurTileSegmentsOverride = 0; }
 };
 
-// The same radius on both axes, up to 13 (8-bit RGBA / BGRA; 16 on devices that take 256 bytes of
-// push constants), 24 (one channel) or 11 (RGBA16F,
-// RGBA32F), takes the Tile method (up to radius 2 tiles of 32 x 24 for 8-bit RGBA / BGRA, 32 x 16
+// The same radius on both axes, up to 13 (8-bit RGBA / BGRA; 22 on devices that take 256 bytes of
+// push constants), 24 (one channel) or 11 (RGBA16F, RGBA32F; 15 with 256 bytes of push
+// constants), takes the Tile method (up to radius 2 tiles of 32 x 24 for 8-bit RGBA / BGRA, 32 x 16
 // for RGBA16F and RGBA32F, 64 x 16 for one channel; 32 x 32, 32 x 24 or 32 x 16 above) where the
 // device's shared memory holds one: per format, every radius, every border, sizes below, at and
 // across tile edges, different sigmas per axis (the weights of radii up to 11 come from the host,
@@ -677,8 +677,9 @@ TEST_P(BlurTileRadii, EveryRadiusMatchesReference) {
     const std::uint32_t maxRadius =
         channels == 1 ? 24u
         : formatInfo(format).bytesPerTexel == 4 && channels == 4
-            ? (tilePushBytes() == vkfx::detail::kBlurTileWidePushBytes ? 16u : 13u)
-            : 11u; // RGBA16F, RGBA32F
+            ? (tilePushBytes() == vkfx::detail::kBlurTileWidePushBytes ? 22u : 13u)
+            : (tilePushBytes() == vkfx::detail::kBlurTileWidePushBytes ? 15u
+                                                                       : 11u); // RGBA16F, RGBA32F
     const vkfx::detail::BlurFormat *fmt = vkfx::detail::findBlurFormat(format);
     ASSERT_NE(fmt, nullptr);
     ASSERT_TRUE(f >= 4 || maxRadius >= 13u)
@@ -1782,13 +1783,22 @@ TEST_F(BlurTest, EveryRadiusWithATileHasATilePipeline) {
                       r >= (format == VK_FORMAT_R32G32B32A32_SFLOAT ? 5u : 7u) ? 1u : 0u)
                 << formatName(format) << " radius " << r;
         }
-        // Every tile fits 32 KiB, RGBA32F's above radius 7 (32 x 32 of padded fp32 slots) 48.
+        // Every tile fits 32 KiB, but RGBA32F's above radius 7 (32 x 32 of padded fp32 slots) and
+        // 8-bit RGBA's above 16 (32 x 32 of 8-byte slots; up to 46,208 bytes at 22): 48. RGBA32F
+        // above 11 (256 push bytes): 32 x 16 tiles on NVIDIA GPUs (up to 46,368 bytes at 15), else
+        // 32 x 32 (62,496 bytes at 15).
+        const bool wide = tilePushBytes() == vkfx::detail::kBlurTileWidePushBytes;
+        const bool wide8Bit = format == VK_FORMAT_R8G8B8A8_UNORM && wide;
         const bool rgba32f = format == VK_FORMAT_R32G32B32A32_SFLOAT;
-        if (ctx().limits().maxComputeSharedMemorySize >= (rgba32f ? 48u : 32u) * 1024) {
-            EXPECT_EQ(tiled, rgba32f                                                   ? 11u
-                             : format == VK_FORMAT_R32_SFLOAT                          ? 24u
-                             : tilePushBytes() == vkfx::detail::kBlurTileWidePushBytes ? 16u
-                                                                                       : 13u)
+        const std::uint32_t shared = ctx().limits().maxComputeSharedMemorySize;
+        const bool wideRgba32f =
+            rgba32f && wide && (ctx().properties.vendorID == 0x10DE || shared >= 62496);
+        if (shared >= (rgba32f || wide8Bit ? 48u : 32u) * 1024) {
+            EXPECT_EQ(tiled, wideRgba32f                      ? 15u
+                             : rgba32f                        ? 11u
+                             : format == VK_FORMAT_R32_SFLOAT ? 24u
+                             : wide8Bit                       ? 22u
+                                                              : 13u)
                 << formatName(format);
         }
     }
@@ -1834,7 +1844,9 @@ TEST(BlurHelpers, PushBytesAndWideTilesByDeviceLimit) {
     EXPECT_FALSE(blurTileWide(rgba8, 12, 128));
     EXPECT_TRUE(blurTileWide(r8, 24, 256));
     EXPECT_FALSE(blurTileWide(r8, 24, 128));
-    EXPECT_FALSE(blurTileWide(rgba16f, 12, 256));
+    EXPECT_TRUE(blurTileWide(rgba16f, 12, 256));
+    EXPECT_FALSE(blurTileWide(rgba16f, 11, 256));
+    EXPECT_FALSE(blurTileWide(rgba16f, 12, 128));
 }
 
 // The host's weights (blurTileWeights) of taps 0..r of each axis: exp(-k^2 / (2 sigma^2)) over
@@ -1887,10 +1899,11 @@ TEST(BlurHelpers, TileShapeByFormatAndRadius) {
     EXPECT_EQ(shape(VK_FORMAT_R8G8B8A8_UNORM, 4), "32x32");  // 40 x 40 x 8 bytes
     EXPECT_EQ(shape(VK_FORMAT_R16G16B16A16_SFLOAT, 4), "32x24"); // 41 x 32 x 16 bytes (padded)
     EXPECT_EQ(shape(VK_FORMAT_R8G8B8A8_UNORM, 14), "0x0");
-    // 8-bit RGBA / BGRA up to 16 with 256 bytes of push constants, in 32 x 16 tiles (r = 15: 62 x
+    // 8-bit RGBA / BGRA up to 22 with 256 bytes of push constants, in 32 x 16 tiles (r = 15: 62 x
     // 46 x 8 bytes; 32 x 24 would be 62 x 54 x 8, over 23.5 KiB), on NVIDIA GPUs too; at 16 (64 x
     // 48 x 8 bytes, 512 over 23.5 KiB) 32 x 16 on NVIDIA GPUs (blurTileHeightNvidia8Bit), else
-    // 32 x 32.
+    // 32 x 32; from 17 32 x 32 on every GPU where it fits (r = 22: 76 x 76 x 8 bytes, r = 17: 66 x
+    // 66 x 8, over 32 KiB, and 64 x 16 too: 98 x 50 x 8).
     constexpr std::uint32_t wide = vkfx::detail::kBlurTileWidePushBytes;
     EXPECT_EQ(shape(VK_FORMAT_R8G8B8A8_UNORM, 13, 48 * 1024, 0x1002, wide), "32x24");
     EXPECT_EQ(shape(VK_FORMAT_R8G8B8A8_UNORM, 14, 48 * 1024, 0x1002, wide), "32x16");
@@ -1898,8 +1911,38 @@ TEST(BlurHelpers, TileShapeByFormatAndRadius) {
     EXPECT_EQ(shape(VK_FORMAT_R8G8B8A8_UNORM, 16, 48 * 1024, 0x10DE, wide), "32x16");
     EXPECT_EQ(shape(VK_FORMAT_B8G8R8A8_UNORM, 16, 48 * 1024, 0x1002, wide), "32x32");
     EXPECT_EQ(shape(VK_FORMAT_R8G8B8A8_UNORM, 16, 24 * 1024 - 1, 0x10DE, wide), "0x0");
-    EXPECT_EQ(shape(VK_FORMAT_R8G8B8A8_UNORM, 17, 48 * 1024, 0x10DE, wide), "0x0");
-    EXPECT_EQ(shape(VK_FORMAT_R16G16B16A16_SFLOAT, 12, 48 * 1024, 0x10DE, wide), "0x0");
+    // RGBA16F and RGBA32F up to 15 with 256 bytes of push constants: on NVIDIA GPUs 32 x 24 at 12
+    // and 13 (r = 13: 59 x 50 x 16 bytes), 32 x 16 at 14 and 15 (r = 15: 63 x 46 x 16), else 32 x
+    // 32 where it fits (r = 12: 57 x 56 x 16 bytes, over 48 KiB). (push: the push-constant bytes.)
+    struct Wide {
+        VkFormat format;
+        std::uint32_t radius, sharedBytes, vendorID, push;
+        const char *shape;
+    };
+    const Wide wideShapes[] = {
+        {VK_FORMAT_R8G8B8A8_UNORM, 17, 48 * 1024, 0x10DE, wide, "32x32"},
+        {VK_FORMAT_B8G8R8A8_SRGB, 17, 48 * 1024, 0x1002, wide, "32x32"},
+        {VK_FORMAT_R8G8B8A8_UNORM, 17, 32 * 1024, 0x10DE, wide, "0x0"},
+        {VK_FORMAT_R8G8B8A8_SRGB, 20, 48 * 1024, 0x10DE, wide, "32x32"},
+        {VK_FORMAT_B8G8R8A8_UNORM, 22, 48 * 1024, 0x10DE, wide, "32x32"},
+        {VK_FORMAT_R8G8B8A8_UNORM, 22, 45 * 1024, 0x10DE, wide, "0x0"},
+        {VK_FORMAT_R8G8B8A8_UNORM, 23, 48 * 1024, 0x10DE, wide, "0x0"},
+        {VK_FORMAT_R16G16B16A16_SFLOAT, 12, 48 * 1024, 0x10DE, wide, "32x24"},
+        {VK_FORMAT_R32G32B32A32_SFLOAT, 13, 48 * 1024, 0x10DE, wide, "32x24"},
+        {VK_FORMAT_R16G16B16A16_SFLOAT, 14, 48 * 1024, 0x10DE, wide, "32x16"},
+        {VK_FORMAT_R32G32B32A32_SFLOAT, 15, 48 * 1024, 0x10DE, wide, "32x16"},
+        {VK_FORMAT_R16G16B16A16_SFLOAT, 16, 48 * 1024, 0x10DE, wide, "0x0"},
+        {VK_FORMAT_R16G16B16A16_SFLOAT, 12, 48 * 1024, 0x10DE, vkfx::detail::kBlurTilePushBytes,
+         "0x0"},
+        {VK_FORMAT_R16G16B16A16_SFLOAT, 12, 48 * 1024, 0x1002, wide, "0x0"},
+        {VK_FORMAT_R32G32B32A32_SFLOAT, 15, 64 * 1024, 0x1002, wide, "32x32"},
+        {VK_FORMAT_R16G16B16A16_SFLOAT, 15, 45 * 1024, 0x10DE, wide, "0x0"},
+    };
+    for (const Wide &c : wideShapes) {
+        EXPECT_EQ(shape(c.format, c.radius, c.sharedBytes, c.vendorID, c.push), c.shape)
+            << formatName(c.format) << " radius " << c.radius << ", " << c.sharedBytes
+            << " bytes, vendor " << c.vendorID << ", " << c.push << " push bytes";
+    }
     EXPECT_EQ(shape(VK_FORMAT_R32_SFLOAT, 25, 48 * 1024, 0x10DE, wide), "0x0");
     EXPECT_EQ(shape(VK_FORMAT_R32_SFLOAT, 3), "32x32"); // 38 x 38 x 4 bytes
     EXPECT_EQ(shape(VK_FORMAT_R8_UNORM, 22), "32x32");  // 76 x 76 x 4 bytes

@@ -33,15 +33,17 @@
 // into a ring of rows in shared memory and writes output rows blurred vertically out of the ring,
 // so each source texel is read about once and the horizontal result never goes to memory. The
 // strip width and the rows per step follow from the radii and the device's shared memory.
-// Where both radii are the same, up to 13 for 8-bit RGBA and BGRA formats (15 on devices whose
+// Where both radii are the same, up to 13 for 8-bit RGBA and BGRA formats (22 on devices whose
 // maxPushConstantsSize is 256 or more), 24 for one-channel ones
-// and 11 for R16G16B16A16_SFLOAT and R32G32B32A32_SFLOAT (where the tile fits the device's shared
-// memory), a workgroup instead blurs tiles of 32 columns by 24 (8-bit RGBA / BGRA) or 16 (RGBA16F,
+// and 11 for R16G16B16A16_SFLOAT and R32G32B32A32_SFLOAT (15 with 256) (where the tile fits the
+// device's shared memory), a workgroup instead blurs tiles of 32 columns by 24 (8-bit RGBA / BGRA) or 16 (RGBA16F,
 // RGBA32F) rows, or of 64x16 outputs (one channel), at radii 1 and 2, or 32 columns by 32, 24 or
 // 16 rows above (the most that keep the tile under 23.5 KiB of shared memory, else 32; on NVIDIA
-// GPUs 8-bit RGBA / BGRA tiles take 24 rows at radii 4, 7, 12 and 13, one-channel ones at 3 and
-// 4), up to 8 (8-bit: 4) one below the other (each tile's source texels and halo staged at once,
-// the next tile's loaded while this one is filtered, each row's horizontal results written over
+// GPUs 8-bit RGBA / BGRA tiles take 24 rows at radii 4, 7, 12 and 13 and 16 at 14-16,
+// one-channel ones 24 at 3 and 4, RGBA16F / RGBA32F ones 24 at 12 and 13 and 16 at 14 and 15;
+// 8-bit tiles above radius 16 are 32 x 32 where they fit), up to
+// 8 (8-bit: 4) one below the other (each tile's source texels and halo staged at once, the next
+// tile's loaded while this one is filtered, each row's horizontal results written over
 // its source texels; the halo texels are read again by the neighbouring tiles, mostly from the L2
 // cache; the weights are computed on the host and pushed with the push constants up to radius 11,
 // and at every radius on devices whose maxPushConstantsSize is 256 or more, whose Blurrers take a
@@ -94,11 +96,12 @@ enum class BlurMethod : std::uint32_t {
     Auto = 0,
     // Every output from its (2 rx + 1)(2 ry + 1) taps, in one dispatch (radius up to kMaxRadius):
     // workgroups walk strips of columns, or, where both radii are the same and small (up to 13
-    // for 8-bit RGBA and BGRA, 16 where maxPushConstantsSize is 256 or more, 24 for one-channel
+    // for 8-bit RGBA and BGRA, 22 where maxPushConstantsSize is 256 or more, 24 for one-channel
     // formats, 11 for R16G16B16A16_SFLOAT and
-    // R32G32B32A32_SFLOAT), blur tiles of 32 x 32, 24 or 16 outputs, or 64x16, from radius 5
+    // R32G32B32A32_SFLOAT, 15 with 256), blur tiles of 32 x 32, 24 or 16 outputs, or 64x16, from radius 5
     // (RGBA16F, RGBA32F) or 7 handing the rows two tiles share from one to the next (faster
-    // there on an H200 and an H100; 8-bit radii 14 to 16 and the hand-over measured on the H100).
+    // there on an H200 and an H100; 8-bit radii 14 to 22, fp32 RGBA slots' 12 to 15 and the
+    // hand-over measured on the H100).
     Direct = 1,
     // Gaussian only: the blur computed exactly on a grid of points about sigma / 3 apart and each
     // output interpolated from the 4x4 grid points around it (cubic Lagrange), in three
@@ -260,7 +263,7 @@ public:
     static constexpr double kDecimatedError = 0.003;
 
     // Creates the pipelines for one format (the Direct method's per shared-memory budget, for
-    // RGBA16F one more for radii 1 and 2, and its tiles' per radius up to 13 or 15, 24 or 11; the
+    // RGBA16F one more for radii 1 and 2, and its tiles' per radius up to 13 or 22, 24, 11 or 15; the
     // Decimated method's three passes, a second horizontal pass for kernels of radius up to 128
     // where the device's shared memory holds its 18-21 KiB, and on devices that are not CPUs the
     // two passes of its vertical blur's moments form). Errors:
@@ -342,7 +345,7 @@ private:
     // radii run fastest with little shared memory per workgroup, large ones need more.
     static constexpr std::uint32_t kBudgets = 3;
     // Tile pipelines: one per radius 1 .. kTileMaxRadius (the most any format takes: one-channel
-    // formats; 13 or 15 for 8-bit RGBA / BGRA, 11 for RGBA16F and RGBA32F).
+    // formats; 13 or 22 for 8-bit RGBA / BGRA, 11 or 15 for RGBA16F and RGBA32F).
     static constexpr std::uint32_t kTileMaxRadius = 24;
 
     const Device* m_device = nullptr;

@@ -96,6 +96,7 @@ const uint kCarryRows = 2u * kRadius;                              // rows a til
 const uint kNewRows = kRows - kCarry * kCarryRows;                 // rows staged per tile (kCarry: after the first)
 const uint kLoads = (kStagedWidth * kNewRows + kGroupSize - 1u) / kGroupSize; // per invocation
 const uint kHaloLoads = (kStagedWidth * kCarryRows + kGroupSize - 1u) / kGroupSize; // kCarry: the first tile's top rows
+const uint kHaloChunk = kLoads < kHaloLoads ? kLoads : kHaloLoads;   // kCarry: those loaded at a time
 const uint kCarrySlots = (kCarryRows * kTileWidth + kGroupSize - 1u) / kGroupSize;   // kCarry: results carried per invocation
 const uint kStagedStride = kStagedWidth + (kPadRows ? 1u : 0u); // slots of a staged row
 
@@ -132,21 +133,22 @@ VEC fetchSource(int x, int y, uint layer)
 }
 
 // Issues the loads of staged rows ys .. ys + nRows - 1 (source rows; columns x0 - kRadius ..) into
-// `loaded` (nLoads per invocation; a macro: `loaded` is sized by a specialization constant). Rows
-// whose texels are all inside the region (most) skip the border mapping.
-#define STAGE_LOADS(x0, ys, nRows, nLoads, loaded)                                                  \
+// `loaded`: nLoads per invocation, the rows' texels first * kGroupSize + tid, (first + 1) *
+// kGroupSize + tid, ... (a macro: `loaded` is sized by a specialization constant). Rows whose
+// texels are all inside the region (most) skip the border mapping.
+#define STAGE_LOADS(x0, ys, nRows, first, nLoads, loaded)                                           \
     {                                                                                              \
         bool inside = x0 >= int(kRadius) && ys >= 0 && x0 + int(kStagedWidth - kRadius) <= width &&  \
                       ys + int(nRows) <= height;                                                   \
         if (inside) {                                                                              \
             [[unroll]] for (uint k = 0u; k < nLoads; ++k) {                                        \
-                uint i = min(k * kGroupSize + tid, kStagedWidth * (nRows) - 1u);                   \
+                uint i = min(((first) + k) * kGroupSize + tid, kStagedWidth * (nRows) - 1u);       \
                 uint r = i / kStagedWidth;                                                         \
                 loaded[k] = fetchSource(x0 - int(kRadius) + int(i - r * kStagedWidth), ys + int(r), layer); \
             }                                                                                      \
         } else {                                                                                   \
             [[unroll]] for (uint k = 0u; k < nLoads; ++k) {                                        \
-                uint i = k * kGroupSize + tid;                                                     \
+                uint i = ((first) + k) * kGroupSize + tid;                                         \
                 uint r = i / kStagedWidth;                                                         \
                 int sx = borderIndex(x0 - int(kRadius) + int(i - r * kStagedWidth), width, border); \
                 int sy = borderIndex(ys + int(r), height, border);                                 \
@@ -156,10 +158,10 @@ VEC fetchSource(int x, int y, uint layer)
         }                                                                                          \
     }
 
-// Stores `loaded` (STAGE_LOADS of nRows rows) at staged row `row0` on.
-#define STAGE_STORES(row0, nRows, nLoads, loaded)                                                   \
+// Stores `loaded` (STAGE_LOADS of nRows rows, from `first`) at staged row `row0` on.
+#define STAGE_STORES(row0, nRows, first, nLoads, loaded)                                            \
     [[unroll]] for (uint k = 0u; k < nLoads; ++k) {                                                \
-        uint i = k * kGroupSize + tid;                                                             \
+        uint i = ((first) + k) * kGroupSize + tid;                                                 \
         uint r = i / kStagedWidth;                                                                 \
         if (i < kStagedWidth * (nRows)) putStaged((row0) * kStagedStride + i + (kPadRows ? r : 0u), loaded[k]); \
     }
@@ -181,26 +183,15 @@ void main()
     //    arrive, then the others at once); make the weights while they are in flight.
     VEC loaded[kLoads];
     if (kCarry != 0u) {
-        // The first tile's top kCarryRows rows straight into shared memory, kLoads at a time
-        // (the registers of the later tiles' loads), then its other rows as any tile's.
-        [[dont_unroll]] for (uint c = 0u; c < kHaloLoads; c += kLoads) {
-            [[unroll]] for (uint k = 0u; k < kLoads; ++k) {
-                uint i = (c + k) * kGroupSize + tid;
-                uint r = i / kStagedWidth;
-                int sx = borderIndex(x0 - int(kRadius) + int(i - r * kStagedWidth), width, border);
-                int sy = borderIndex(yGroup - int(kRadius) + int(r), height, border);
-                bool outside = i >= kStagedWidth * kCarryRows || sx < 0 || sy < 0;
-                loaded[k] = outside ? constantColor() : fetchSource(sx, sy, layer);
-            }
-            [[unroll]] for (uint k = 0u; k < kLoads; ++k) {
-                uint i = (c + k) * kGroupSize + tid;
-                uint r = i / kStagedWidth;
-                if (i < kStagedWidth * kCarryRows) putStaged(i + (kPadRows ? r : 0u), loaded[k]);
-            }
+        // The first tile's top kCarryRows rows straight into shared memory, kHaloChunk at a time
+        // (in the registers of the later tiles' loads), then its other rows as any tile's.
+        [[dont_unroll]] for (uint c = 0u; c < kHaloLoads; c += kHaloChunk) {
+            STAGE_LOADS(x0, yGroup - int(kRadius), kCarryRows, c, kHaloChunk, loaded)
+            STAGE_STORES(0u, kCarryRows, c, kHaloChunk, loaded)
         }
-        STAGE_LOADS(x0, yGroup + int(kRadius), kNewRows, kLoads, loaded)
+        STAGE_LOADS(x0, yGroup + int(kRadius), kNewRows, 0u, kLoads, loaded)
     } else {
-        STAGE_LOADS(x0, yGroup - int(kRadius), kNewRows, kLoads, loaded)
+        STAGE_LOADS(x0, yGroup - int(kRadius), kNewRows, 0u, kLoads, loaded)
     }
     float wx[kRadius + 1u], wy[kRadius + 1u];
     MAKE_WEIGHTS(0u, wx)
@@ -249,13 +240,13 @@ void main()
                 if (j < kCarryRows * kTileWidth) sStaged[r * kStagedStride + j - r * kTileWidth] = carried[k];
             }
         }
-        STAGE_STORES(stageRow, kNewRows, kLoads, loaded)
+        STAGE_STORES(stageRow, kNewRows, 0u, kLoads, loaded)
         barrier();
 
         // The next tile's loads (their registers are free once this tile is staged), in flight
         // during this tile's passes and stores.
         if (tile + 1u < segment)
-            STAGE_LOADS(x0, y0 + int(kTileHeight) - int(kRadius) + int(stageRow), kNewRows, kLoads, loaded)
+            STAGE_LOADS(x0, y0 + int(kTileHeight) - int(kRadius) + int(stageRow), kNewRows, 0u, kLoads, loaded)
 
         // 2. Horizontal: rows hRow + kRowsPerRound k, columns hCol .. hCol + 3, from a window of
         //    taps that slides through registers; each round's results are stored over their rows'

@@ -54,11 +54,11 @@ inline const BlurFormat* findBlurFormat(VkFormat format)
         {VK_FORMAT_B8G8R8A8_SRGB, VK_FORMAT_B8G8R8A8_UNORM, 4, 8, true, true, false, VKFX_BLUR_BLOB(bgra8),
          VKFX_BLUR_WIDE(bgra8)},
         {VK_FORMAT_R16G16B16A16_SFLOAT, VK_FORMAT_R16G16B16A16_SFLOAT, 4, 16, false, false, false,
-         VKFX_BLUR_BLOB(rgba16f), nullptr, 0},
+         VKFX_BLUR_BLOB(rgba16f), VKFX_BLUR_WIDE(rgba16f)},
         {VK_FORMAT_R32_SFLOAT, VK_FORMAT_R32_SFLOAT, 1, 4, false, false, false, VKFX_BLUR_BLOB(r32f),
          VKFX_BLUR_WIDE(r32f)},
         {VK_FORMAT_R32G32B32A32_SFLOAT, VK_FORMAT_R32G32B32A32_SFLOAT, 4, 16, false, false, false,
-         VKFX_BLUR_BLOB(rgba32f), nullptr, 0},
+         VKFX_BLUR_BLOB(rgba32f), VKFX_BLUR_WIDE(rgba32f)},
         {VK_FORMAT_R8_UNORM, VK_FORMAT_R8_UNORM, 1, 4, false, false, true, VKFX_BLUR_BLOB(r8),
          VKFX_BLUR_WIDE(r8)},
     };
@@ -482,7 +482,10 @@ inline bool blurTilePadded(const BlurFormat& fmt, std::uint32_t radius, BlurTile
 // RGBA32F stages RGBA16F's fp32 slots and takes its radii (up to 11), H100, same run, walk
 // against tile: r = 3 208.8 / 55.8 against 108.7 / 34.8, r = 4 265.3 / 90.6 against 113.7 /
 // 36.3, r = 7 350.7 / 103.9 against 149.2 / 46.7, r = 8 289.8 / 83.2 against 172.1 / 56.3, r = 11
-// 394.1 / 107.5 against 224.6 / 70.0 (1.5-2.5x; v45).
+// 394.1 / 107.5 against 224.6 / 70.0 (1.5-2.5x; v45). Both go on to 15 where the weights come
+// from the host (256 push-constant bytes): the last radius whose 32 x 16 tile of padded fp32 slots
+// fits 48 KiB (63 x 46 x 16 = 46,368 bytes), 1.4-1.9x faster than the walk at 3840x2160 on an
+// H100 (blurTileHeightNvidia; v49). Elsewhere above 11 a tile of 32 x 32 where it fits (64 KiB).
 // 8-bit RGBA / BGRA up to 15 where the weights come from the host (`pushBytes`: the Blurrer's
 // push-constant bytes, kBlurTileWidePushBytes), in 32 x 16 tiles: H100 80GB HBM3, driver
 // 580.159.04, 2026-12-06T11:20Z, two rounds within 1%, median us, 3840x2160 / 1920x1080, walk
@@ -492,12 +495,18 @@ inline bool blurTilePadded(const BlurFormat& fmt, std::uint32_t radius, BlurTile
 // above). With the rows carried from tile to tile (blurTileCarries) up to 16: same GPU and driver,
 // 2026-12-06T14:04Z, median us, 3840x2160 / 1920x1080, walk against 32 x 16 tiles: r = 14 241.6 /
 // 71.5 against 184.0 / 53.7, r = 15 261.4 / 78.1 against 197.2 / 57.5, r = 16 268.8 / 78.3 against
-// 205.4 / 60.1 (v48; from sigma 6, radius 18 for sigma r / 3, Auto takes the Decimated method).
+// 205.4 / 60.1 (v48); and up to 22 in 32 x 32 tiles (blurTileHeightNvidia8Bit; 46,208 bytes at 22,
+// and 23 is the last radius whose 32 x 32 tile fits 48 KiB): same GPU and driver,
+// 2026-12-06T15:59Z, two rounds within 1.2%, median us, 3840x2160 / 1920x1080, walk against 32 x
+// 32 tiles: r = 17 373.0 / 112.8 against 226.0 / 80.9, r = 18 374.5 / 112.9 against 240.7 / 88.1,
+// r = 20 434.9 / 137.6 against 253.1 / 92.0, r = 22 464.1 / 160.1 against 282.1 / 103.9 (v49;
+// from sigma 6, radius 18 for sigma r / 3, Auto takes the Decimated method, 249.0 / 74.0 at 18 and
+// 260.5 / 78.2 at 22: the tiles serve Direct).
 inline std::uint32_t blurTileMaxRadius(const BlurFormat& fmt, std::uint32_t pushBytes)
 {
-    if (fmt.slotBytes == 8) return pushBytes >= kBlurTileWidePushBytes ? 16u : 13u; // 8-bit RGBA / BGRA
+    if (fmt.slotBytes == 8) return pushBytes >= kBlurTileWidePushBytes ? 22u : 13u; // 8-bit RGBA / BGRA
     if (fmt.channels == 1) return 24u;
-    return 11u; // RGBA16F, RGBA32F: fp32 RGBA slots
+    return pushBytes >= kBlurTileWidePushBytes ? 15u : 11u; // RGBA16F, RGBA32F: fp32 RGBA slots
 }
 // The shared memory per workgroup of 256 above which the Tile method slows down by 35-50% on an
 // H200 (docs/blur-performance.md, v21): the SM's L1 cache then keeps 28 KiB instead of 60.
@@ -521,9 +530,13 @@ constexpr std::uint32_t kBlurTileCliffBytes = 23u * 1024u + 512u;
 // the rows carried from tile to tile, v48: H100, 3840x2160 / 1920x1080, 16 / 24 / 32 rows, r = 8
 // 98.6 / 103.9 / 97.1 and 30.8 / 34.9 / 33.0, r = 13 176.9 / 165.3 / 184.4 and 51.5 / 54.2 /
 // 62.2, r = 14 184.0 / 249.4 / 191.7 and 53.7 / 85.4 / 65.0, r = 16 205.4 / 265.3 / 212.8 and
-// 60.1 / 90.5 / 72.8). Other GPUs keep the rule below, which picks 32 rows up to radius 11.
+// 60.1 / 90.5 / 72.8), and from 17 32 again (v49: H100, 3840x2160 / 1920x1080, 16 / 24 / 32 rows,
+// r = 17 301.9 / 269.2 / 226.0 and 89.6 / 90.8 / 80.9, r = 20 362.0 / 291.7 / 253.1 and 107.0 /
+// 97.5 / 92.0, r = 22 394.8 / 340.3 / 282.1 and 115.6 / 116.1 / 103.9). Other GPUs keep the rule
+// below, which picks 32 rows up to radius 11 and, with 48 KiB, from 17.
 inline std::uint32_t blurTileHeightNvidia8Bit(std::uint32_t radius)
 {
+    if (radius >= 17) return 32u;
     if (radius >= 14) return 16u;
     return radius == 4 || radius == 7 || radius >= 12 ? 24u : 32u;
 }
@@ -536,10 +549,17 @@ inline std::uint32_t blurTileHeightNvidia8Bit(std::uint32_t radius)
 // which a run at 10:52Z found best at every radius (one round, RGBA16F 3840x2160, 32 / 24 / 16
 // rows, the rule's marked *: r = 3 77.8* / 80.4 / 81.0, r = 4 107.5 / 81.5* / 83.1, r = 5 121.2 /
 // 104.4* / 111.6, r = 6 125.6 / 145.0 / 116.4*, r = 7 138.0 / 153.2 / 131.6*, r = 8 141.4* /
-// 166.1 / 174.0, r = 11 193.3* / 210.8 / 263.4; docs/blur-performance.md v47).
+// 166.1 / 174.0, r = 11 193.3* / 210.8 / 263.4; docs/blur-performance.md v47). Above 11 (256
+// push-constant bytes), where no tile is under the line and 32 x 32 does not fit 48 KiB, they take
+// 24 rows at 12 and 13 and 16 at 14 and 15 (24 do not fit there): H100, 2026-12-06T16:41Z, two
+// rounds within 0.5%, median us, 3840x2160 / 1920x1080, walk / 16 / 24 rows: RGBA16F r = 12 326.2 /
+// 203.7 / 176.7 and 95.7 / 68.2 / 63.3, r = 13 356.5 / 213.5 / 190.9 and 111.5 / 72.3 / 69.9, r =
+// 15 353.9 / 230.4 and 106.1 / 77.3; RGBA32F r = 12 345.3 / 226.5 / 196.7 and 101.6 / 76.5 / 71.5,
+// r = 13 371.7 / 238.5 / 209.1 and 116.6 / 80.7 / 76.7, r = 15 368.1 / 257.2 and 111.0 / 86.5 (v49).
 inline std::uint32_t blurTileHeightNvidia(const BlurFormat& fmt, std::uint32_t radius)
 {
     if (fmt.slotBytes == 8) return blurTileHeightNvidia8Bit(radius);
+    if (fmt.slotBytes == 16 && radius >= 12) return radius <= 13 ? 24u : 16u;
     if (fmt.channels == 1 && radius <= 4) return 24u;
     return 0;
 }
@@ -574,7 +594,8 @@ inline BlurTileShape blurSmallRadiusTile(const BlurFormat& fmt)
 // (32 x 24) 83.8 / 87.9 / 83.9 / 109.9.
 // On NVIDIA GPUs (`vendorID` 0x10DE) tiles take blurTileHeightNvidia's rows first, where they
 // fit `sharedBytes` (measured there, so not held to kBlurTileCliffBytes: 8-bit RGBA at radius 16
-// stages 24 KiB in 32 x 16 tiles, 512 bytes over it, and is 3.5% faster than in 32 x 32).
+// stages 24 KiB in 32 x 16 tiles, 512 bytes over it, and is 3.5% faster than in 32 x 32; at 17-22
+// its 32 x 32 tiles stage 34,848-46,208 bytes).
 inline BlurTileShape blurTileShape(const BlurFormat& fmt, std::uint32_t radius, std::uint32_t sharedBytes,
                                    std::uint32_t vendorID, std::uint32_t pushBytes)
 {
