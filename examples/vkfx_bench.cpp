@@ -25,7 +25,7 @@
 // examples/bench/fma.comp and printed in the header), their maximum and that over vkfx's median.
 // Rows: "blur rgba8 3840x2160 r8".
 // --radii 3,5,7: the Auto rows at those radii instead (and no rows that force a method);
-// --methods auto,direct,decimated: the rows of those methods at them.
+// --methods auto,direct,decimated (with --radii): the rows of those methods at them.
 // --quick: only 256x256 R8G8B8A8_UNORM at r = 1, 8, 32 (Auto) and 64 (Decimated), R32_SFLOAT at
 // r = 8 and R32G32B32A32_SFLOAT at r = 4.
 //
@@ -186,8 +186,8 @@ void usage(std::FILE *out) {
         "  --filter A,B     only rows whose name contains A or B (any case), e.g.\n"
         "                   \"R32_SFLOAT\", \"4096x4096\", \"SRGB 1920x1080\", \" min\";\n"
         "                   sort: \"uint32 keys\", \"2^24\"; blur: \"rgba16f\", \"1920x1080 r8\"\n"
-        "  --radii A,B      blur: the Auto rows at these radii instead of 1, 2, 4 .. 64, and no\n"
-        "                   rows that force a method (not with --quick)\n"
+        "  --radii A,B      blur: the Auto rows (or --methods') at these radii instead of 1, 2,\n"
+        "                   4 .. 64, and no other rows that force a method (not with --quick)\n"
         "  --methods M,...  blur, with --radii: rows of these methods (auto, direct, decimated;\n"
         "                   default auto) at each radius\n"
         "  --counts N,...   sort: rows of these key counts (uint32, float32, uint64; keys and pairs;\n"
@@ -237,7 +237,7 @@ std::vector<std::string> splitCommas(const std::string &list) {
 
 Options parseOptions(int argc, char **argv) {
     Options o;
-    bool repsSet = false, warmupSet = false, evictSet = false, copySet = false;
+    bool repsSet = false, warmupSet = false, evictSet = false, copySet = false, methodsSet = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         auto value = [&]() -> const char * {
@@ -267,16 +267,23 @@ Options parseOptions(int argc, char **argv) {
                 o.radii.push_back(parseCount("--radii", r.c_str(), 1));
         } else if (a == "--methods") {
             o.methods.clear();
-            for (const std::string &m : splitCommas(value())) {
-                if (m == "auto")
-                    o.methods.push_back(vkfx::BlurMethod::Auto);
-                else if (m == "direct")
-                    o.methods.push_back(vkfx::BlurMethod::Direct);
+            methodsSet = true;
+            for (const std::string &name : splitCommas(value())) {
+                const std::string m = lowerCase(name);
+                if (m.empty())
+                    continue;
+                vkfx::BlurMethod method = vkfx::BlurMethod::Auto;
+                if (m == "direct")
+                    method = vkfx::BlurMethod::Direct;
                 else if (m == "decimated")
-                    o.methods.push_back(vkfx::BlurMethod::Decimated);
-                else
-                    die("--methods: '" + m + "' is none of auto, direct, decimated");
+                    method = vkfx::BlurMethod::Decimated;
+                else if (m != "auto")
+                    die("--methods: '" + name + "' is none of auto, direct, decimated");
+                if (std::find(o.methods.begin(), o.methods.end(), method) == o.methods.end())
+                    o.methods.push_back(method);
             }
+            if (o.methods.empty())
+                die("--methods needs at least one of auto, direct, decimated");
         } else if (a == "--counts") {
             for (const std::string &n : splitCommas(value()))
                 o.counts.push_back(parseCount("--counts", n.c_str(), 2, vkfx::Sorter::kMaxCount));
@@ -325,6 +332,8 @@ Options parseOptions(int argc, char **argv) {
             die("unknown option '" + a + "'");
         }
     }
+    if (methodsSet && (o.radii.empty() || o.quick))
+        die("--methods applies to the rows of --radii (and not with --quick)");
     if (o.quick) {
         if (!repsSet)
             o.reps = 3;

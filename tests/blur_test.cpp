@@ -1714,8 +1714,8 @@ TEST(BlurHelpers, TilesPerWorkgroupByFormatAndSize) {
 // The Tile method's tile (detail::blurTileShape): up to radius 2, 32 x 24 for 8-bit RGBA / BGRA,
 // 32 x 16 for RGBA16F and RGBA32F, 64 x 16 for one channel; above, 32 columns by the most of 32, 24
 // and 16 rows under 23.5 KiB; none past a format's largest Tile radius (13 for 8-bit RGBA / BGRA,
-// 16 with 256 push-constant bytes,
-// 24 for one channel, 11 for RGBA16F and RGBA32F) or where nothing fits.
+// 22 with 256 push-constant bytes, 24 for one channel, 11 for RGBA16F and RGBA32F, 15 with 256
+// push-constant bytes) or where nothing fits.
 // Blurrer::create builds a tile pipeline for every radius whose tile blurTileShape gives (none
 // left to the walk because the Blurrer holds fewer tile pipelines than a format's largest radius),
 // each specialized with that radius and shape, and carrying rows from tile to tile from radius 5
@@ -1786,16 +1786,16 @@ TEST_F(BlurTest, EveryRadiusWithATileHasATilePipeline) {
         // Every tile fits 32 KiB, but RGBA32F's above radius 7 (32 x 32 of padded fp32 slots) and
         // 8-bit RGBA's above 16 (32 x 32 of 8-byte slots; up to 46,208 bytes at 22): 48. RGBA32F
         // above 11 (256 push bytes): 32 x 16 tiles on NVIDIA GPUs (up to 46,368 bytes at 15), else
-        // 32 x 32 (62,496 bytes at 15).
+        // 32 x 32 (61,504 bytes at 15; between 48 KiB and that, some of 12-15).
         const bool wide = tilePushBytes() == vkfx::detail::kBlurTileWidePushBytes;
         const bool wide8Bit = format == VK_FORMAT_R8G8B8A8_UNORM && wide;
         const bool rgba32f = format == VK_FORMAT_R32G32B32A32_SFLOAT;
-        const std::uint32_t shared = ctx().limits().maxComputeSharedMemorySize;
-        const bool wideRgba32f =
-            rgba32f && wide && (ctx().properties.vendorID == 0x10DE || shared >= 62496);
-        if (shared >= (rgba32f || wide8Bit ? 48u : 32u) * 1024) {
-            EXPECT_EQ(tiled, wideRgba32f                      ? 15u
-                             : rgba32f                        ? 11u
+        const bool nvidia = ctx().properties.vendorID == 0x10DE;
+        const std::uint32_t needed = rgba32f && wide && !nvidia ? 61504u
+                                     : rgba32f || wide8Bit      ? 48u * 1024
+                                                                : 32u * 1024;
+        if (ctx().limits().maxComputeSharedMemorySize >= needed) {
+            EXPECT_EQ(tiled, rgba32f                          ? (wide ? 15u : 11u)
                              : format == VK_FORMAT_R32_SFLOAT ? 24u
                              : wide8Bit                       ? 22u
                                                               : 13u)
@@ -1912,8 +1912,9 @@ TEST(BlurHelpers, TileShapeByFormatAndRadius) {
     EXPECT_EQ(shape(VK_FORMAT_B8G8R8A8_UNORM, 16, 48 * 1024, 0x1002, wide), "32x32");
     EXPECT_EQ(shape(VK_FORMAT_R8G8B8A8_UNORM, 16, 24 * 1024 - 1, 0x10DE, wide), "0x0");
     // RGBA16F and RGBA32F up to 15 with 256 bytes of push constants: on NVIDIA GPUs 32 x 24 at 12
-    // and 13 (r = 13: 59 x 50 x 16 bytes), 32 x 16 at 14 and 15 (r = 15: 63 x 46 x 16), else 32 x
-    // 32 where it fits (r = 12: 57 x 56 x 16 bytes, over 48 KiB). (push: the push-constant bytes.)
+    // and 13 (r = 13: 59 x 50 x 16 bytes, rows padded), 32 x 16 at 14 and 15 (r = 15: 63 x 46 x
+    // 16), else 32 x 32 where it fits (r = 12: 56 x 56 x 16 bytes, over 48 KiB; r = 15: 62 x 62 x
+    // 16, under 64 KiB). (push: the push-constant bytes.)
     struct Wide {
         VkFormat format;
         std::uint32_t radius, sharedBytes, vendorID, push;

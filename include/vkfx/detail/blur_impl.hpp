@@ -25,7 +25,7 @@ struct BlurFormat {
     const std::uint32_t* tileCode; // small radii (blur_tile.comp)
     std::size_t tileBytes;
     // blur_tile.comp with 56 weights in 256 bytes of push constants (radii above 11, where the
-    // device takes 256 bytes); null for formats that tile no radius above 11.
+    // device takes 256 bytes; every format tiles some); null: the format tiles no radius above 11.
     const std::uint32_t* tileWideCode;
     std::size_t tileWideBytes;
 };
