@@ -592,14 +592,43 @@ TEST_F(BlurTest, EverySizeMatchesReference) {
 TEST_F(BlurTest, LargeImageOnGpuMatchesReference) {
     if (ctx().isCpu())
         GTEST_SKIP() << "3840x2160 runs on GPUs only (minutes on lavapipe)";
-    BlurCase c;
-    c.extent = {3840, 2160};
-    c.sigmaX = c.sigmaY = 4.0f;
-    c.border = BlurBorder::Mirror;
-    runCase(c);
-    c.format = VK_FORMAT_R16G16B16A16_SFLOAT;
-    c.sigmaX = c.sigmaY = 16.0f;
-    runCase(c);
+    // 8-bit tiles at radius 12, RGBA16F walking radius 48, and the widest tiles on devices that
+    // take 256 bytes of push constants (else these walk): 8-bit BGRA at radius 22 (32 x 32 on
+    // NVIDIA GPUs), RGBA16F at 15 (32 x 16).
+    const BlurCase cases[] = {
+        {.format = VK_FORMAT_R8G8B8A8_UNORM,
+         .extent = {3840, 2160},
+         .sigmaX = 4.0f,
+         .sigmaY = 4.0f,
+         .border = BlurBorder::Mirror},
+        {.format = VK_FORMAT_R16G16B16A16_SFLOAT,
+         .extent = {3840, 2160},
+         .sigmaX = 16.0f,
+         .sigmaY = 16.0f,
+         .border = BlurBorder::Mirror},
+        {.format = VK_FORMAT_B8G8R8A8_SRGB,
+         .extent = {3840, 2160},
+         .sigmaX = 7.3f,
+         .sigmaY = 6.1f,
+         .radiusX = 22,
+         .radiusY = 22,
+         .border = BlurBorder::Wrap,
+         .seed = 2},
+        {.format = VK_FORMAT_R16G16B16A16_SFLOAT,
+         .extent = {3840, 2160},
+         .sigmaX = 4.2f,
+         .sigmaY = 5.0f,
+         .radiusX = 15,
+         .radiusY = 15,
+         .border = BlurBorder::Constant,
+         .content = BlurCase::Content::HotPixels,
+         .seed = 3},
+    };
+    for (const BlurCase &c : cases) {
+        runCase(c);
+        if (stopped())
+            return;
+    }
 }
 
 class BlurSigmas : public BlurTest, public ::testing::WithParamInterface<float> {};
@@ -784,6 +813,21 @@ TEST_F(BlurTest, TileMethodLargeImagesMatchReference) {
                        BlurCase::Content::Random) ||
             !largeCase(VK_FORMAT_B8G8R8A8_UNORM, 7, 2, 1.2f, BlurBorder::ClampToEdge,
                        BlurCase::Content::HotPixels))
+            return;
+    }
+    // 8-bit and RGBA16F / RGBA32F tiles of the radii that need 256 bytes of push constants, where
+    // the device takes them (on NVIDIA GPUs 32 x 32 at radius 17 for 8-bit, 32 x 24 at 13 for
+    // RGBA16F, two layers, and 32 x 16 at 14 for RGBA32F; elsewhere their own shapes).
+    for (auto [format, r] :
+         {std::pair{VK_FORMAT_R8G8B8A8_UNORM, 17u}, std::pair{VK_FORMAT_R16G16B16A16_SFLOAT, 13u},
+          std::pair{VK_FORMAT_R32G32B32A32_SFLOAT, 14u}}) {
+        if (vkfx::detail::blurTileShape(*vkfx::detail::findBlurFormat(format), r,
+                                        ctx().limits().maxComputeSharedMemorySize,
+                                        ctx().properties.vendorID, tilePushBytes())
+                .width == 0)
+            continue;
+        if (!largeCase(format, r, format == VK_FORMAT_R16G16B16A16_SFLOAT ? 2u : 1u, 0.9f,
+                       BlurBorder::MirrorEdge, BlurCase::Content::Random))
             return;
     }
     // One-channel tiles at the largest radii: R32F at 20 (76 x 76 staged texels, three rounds of

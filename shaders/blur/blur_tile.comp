@@ -106,6 +106,14 @@ shared STAGED sStaged[kStagedStride * kRows];
 void putStaged(uint i, VEC v) { sStaged[i] = toStaged(v); }
 VEC getStaged(uint i) { return fromStaged(sStaged[i]); }
 
+// kCarry: the slot of carried result j (of the kCarryRows rows a tile shares with the next, row by
+// row, kTileWidth results each) where those rows begin at horizontal row row0.
+uint carriedSlot(uint row0, uint j)
+{
+    uint r = j / kTileWidth;
+    return (row0 + r) * kStagedStride + j - r * kTileWidth;
+}
+
 // Normalized weights of taps 0..kRadius of axis `axis` (tap -k has the weight of tap k): the
 // host's up to kHostWeightsMaxRadius; above, Gaussian exp(-k^2 / (2 sigma^2)) / sum (a box: scale
 // 0, all 1 / (2r + 1)), summed in blur.comp's order (smallest first), made by every invocation: no
@@ -236,8 +244,7 @@ void main()
         if (carryIn) {
             [[unroll]] for (uint k = 0u; k < kCarrySlots; ++k) {
                 uint j = k * kGroupSize + tid;
-                uint r = j / kTileWidth;
-                if (j < kCarryRows * kTileWidth) sStaged[r * kStagedStride + j - r * kTileWidth] = carried[k];
+                if (j < kCarryRows * kTileWidth) sStaged[carriedSlot(0u, j)] = carried[k];
             }
         }
         STAGE_STORES(stageRow, kNewRows, 0u, kLoads, loaded)
@@ -281,11 +288,8 @@ void main()
         if (kCarry != 0u && tile + 1u < segment) {
             // The results the next tile shares (rows kTileHeight ..), read before this tile's
             // vertical pass and stored after the barrier that ends it.
-            [[unroll]] for (uint k = 0u; k < kCarrySlots; ++k) {
-                uint j = min(k * kGroupSize + tid, kCarryRows * kTileWidth - 1u);
-                uint r = j / kTileWidth;
-                carried[k] = sStaged[(kTileHeight + r) * kStagedStride + j - r * kTileWidth];
-            }
+            [[unroll]] for (uint k = 0u; k < kCarrySlots; ++k)
+                carried[k] = sStaged[carriedSlot(kTileHeight, min(k * kGroupSize + tid, kCarryRows * kTileWidth - 1u))];
         }
 
         // 3. Vertical and the stores. A warp-sized run of 32 invocations covers 16 columns x 2
