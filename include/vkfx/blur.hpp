@@ -92,7 +92,9 @@ enum class BlurMethod : std::uint32_t {
     // channels of 8 or 16 bits (not R32_SFLOAT or R32G32B32A32_SFLOAT), and a scratchBuffer in
     // the BlurInfo (without one, or where the scratch would exceed maxStorageBufferRange, Direct).
     // scratchRequirements() gives the size that choice needs. On an H200 Decimated was faster
-    // than Direct at every sigma from 6 up, 2.1-6.2x at sigma 10.7 (README, "Performance").
+    // than Direct at every sigma from 6 up, 2.1-6.2x at sigma 10.7 (docs/blur-performance.md); on an
+    // H100 2.3-5.8x at sigma 10.7 (README, "Performance"), but 1-3% slower than Direct's 32 x 32
+    // tiles at 3840x2160 at sigma 6 and 6.7 (v49).
     Auto = 0,
     // Every output from its (2 rx + 1)(2 ry + 1) taps, in one dispatch (radius up to kMaxRadius):
     // workgroups walk strips of columns, or, where both radii are the same and small (up to 13
