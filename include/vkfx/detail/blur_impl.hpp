@@ -25,7 +25,7 @@ struct BlurFormat {
     const std::uint32_t* tileCode; // small radii (blur_tile.comp)
     std::size_t tileBytes;
     // blur_tile.comp with 56 weights in 256 bytes of push constants (radii above 11, where the
-    // device takes 256 bytes; every format tiles some); null: the format tiles no radius above 11.
+    // device takes 256 bytes: every format tiles some).
     const std::uint32_t* tileWideCode;
     std::size_t tileWideBytes;
 };
@@ -39,28 +39,22 @@ struct BlurFormat {
             sizeof(spirv::blur_grid_##v##_interpolate), sizeof(spirv::blur_grid_##v##_moments),   \
             sizeof(spirv::blur_grid_##v##_vertical_moments)                                        \
     }                                                                                              \
-    , spirv::blur_tile_##v, sizeof(spirv::blur_tile_##v)
-#define VKFX_BLUR_WIDE(v) spirv::blur_tile_##v##_wide, sizeof(spirv::blur_tile_##v##_wide)
+    , spirv::blur_tile_##v, sizeof(spirv::blur_tile_##v), spirv::blur_tile_##v##_wide,           \
+        sizeof(spirv::blur_tile_##v##_wide)
 
 inline const BlurFormat* findBlurFormat(VkFormat format)
 {
     static const BlurFormat table[] = {
-        {VK_FORMAT_R8G8B8A8_UNORM, VK_FORMAT_R8G8B8A8_UNORM, 4, 8, false, false, false, VKFX_BLUR_BLOB(rgba8),
-         VKFX_BLUR_WIDE(rgba8)},
-        {VK_FORMAT_R8G8B8A8_SRGB, VK_FORMAT_R8G8B8A8_UNORM, 4, 8, true, false, false, VKFX_BLUR_BLOB(rgba8),
-         VKFX_BLUR_WIDE(rgba8)},
-        {VK_FORMAT_B8G8R8A8_UNORM, VK_FORMAT_B8G8R8A8_UNORM, 4, 8, false, true, false, VKFX_BLUR_BLOB(bgra8),
-         VKFX_BLUR_WIDE(bgra8)},
-        {VK_FORMAT_B8G8R8A8_SRGB, VK_FORMAT_B8G8R8A8_UNORM, 4, 8, true, true, false, VKFX_BLUR_BLOB(bgra8),
-         VKFX_BLUR_WIDE(bgra8)},
+        {VK_FORMAT_R8G8B8A8_UNORM, VK_FORMAT_R8G8B8A8_UNORM, 4, 8, false, false, false, VKFX_BLUR_BLOB(rgba8)},
+        {VK_FORMAT_R8G8B8A8_SRGB, VK_FORMAT_R8G8B8A8_UNORM, 4, 8, true, false, false, VKFX_BLUR_BLOB(rgba8)},
+        {VK_FORMAT_B8G8R8A8_UNORM, VK_FORMAT_B8G8R8A8_UNORM, 4, 8, false, true, false, VKFX_BLUR_BLOB(bgra8)},
+        {VK_FORMAT_B8G8R8A8_SRGB, VK_FORMAT_B8G8R8A8_UNORM, 4, 8, true, true, false, VKFX_BLUR_BLOB(bgra8)},
         {VK_FORMAT_R16G16B16A16_SFLOAT, VK_FORMAT_R16G16B16A16_SFLOAT, 4, 16, false, false, false,
-         VKFX_BLUR_BLOB(rgba16f), VKFX_BLUR_WIDE(rgba16f)},
-        {VK_FORMAT_R32_SFLOAT, VK_FORMAT_R32_SFLOAT, 1, 4, false, false, false, VKFX_BLUR_BLOB(r32f),
-         VKFX_BLUR_WIDE(r32f)},
+         VKFX_BLUR_BLOB(rgba16f)},
+        {VK_FORMAT_R32_SFLOAT, VK_FORMAT_R32_SFLOAT, 1, 4, false, false, false, VKFX_BLUR_BLOB(r32f)},
         {VK_FORMAT_R32G32B32A32_SFLOAT, VK_FORMAT_R32G32B32A32_SFLOAT, 4, 16, false, false, false,
-         VKFX_BLUR_BLOB(rgba32f), VKFX_BLUR_WIDE(rgba32f)},
-        {VK_FORMAT_R8_UNORM, VK_FORMAT_R8_UNORM, 1, 4, false, false, true, VKFX_BLUR_BLOB(r8),
-         VKFX_BLUR_WIDE(r8)},
+         VKFX_BLUR_BLOB(rgba32f)},
+        {VK_FORMAT_R8_UNORM, VK_FORMAT_R8_UNORM, 1, 4, false, false, true, VKFX_BLUR_BLOB(r8)},
     };
     for (const BlurFormat& f : table) {
         if (f.format == format) return &f;
@@ -68,7 +62,6 @@ inline const BlurFormat* findBlurFormat(VkFormat format)
     return nullptr;
 }
 #undef VKFX_BLUR_BLOB
-#undef VKFX_BLUR_WIDE
 
 // Push constants of shaders/blur/blur.comp.
 struct BlurPush {
