@@ -668,6 +668,13 @@ std::uint32_t tilePushBytes() {
                : vkfx::detail::kBlurTilePushBytes;
 }
 
+// The tile this device's Blurrers take for `format` at radius r (0 x 0: none, they walk).
+vkfx::detail::BlurTileShape deviceTileShape(VkFormat format, std::uint32_t r) {
+    return vkfx::detail::blurTileShape(*vkfx::detail::findBlurFormat(format), r,
+                                       ctx().limits().maxComputeSharedMemorySize,
+                                       ctx().properties.vendorID, tilePushBytes());
+}
+
 // The tile shapes blurTileShape picks for a vendor, whatever the device's (lavapipe takes the
 // tiles of NVIDIA GPUs).
 struct VendorForced {
@@ -715,10 +722,7 @@ TEST_P(BlurTileRadii, EveryRadiusMatchesReference) {
         << "blurFormats() should begin with the four 8-bit RGBA / BGRA formats";
     for (std::uint32_t r = 1; r <= maxRadius; ++r) {
         // Radii whose tile does not fit this device's shared memory walk (other tests).
-        const std::uint32_t shared = ctx().limits().maxComputeSharedMemorySize;
-        if (r > 2 &&
-            vkfx::detail::blurTileShape(*fmt, r, shared, ctx().properties.vendorID, tilePushBytes())
-                    .width == 0)
+        if (r > 2 && deviceTileShape(format, r).width == 0)
             break;
         // blurFormats() begins RGBA8 UNORM, RGBA8 sRGB, BGRA8 UNORM, BGRA8 sRGB.
         if (r > 2 && f < 4 && (r + (f & 1) + (f >> 1)) % 2 != 0)
@@ -821,10 +825,7 @@ TEST_F(BlurTest, TileMethodLargeImagesMatchReference) {
     for (auto [format, r] :
          {std::pair{VK_FORMAT_R8G8B8A8_UNORM, 17u}, std::pair{VK_FORMAT_R16G16B16A16_SFLOAT, 13u},
           std::pair{VK_FORMAT_R32G32B32A32_SFLOAT, 14u}}) {
-        if (vkfx::detail::blurTileShape(*vkfx::detail::findBlurFormat(format), r,
-                                        ctx().limits().maxComputeSharedMemorySize,
-                                        ctx().properties.vendorID, tilePushBytes())
-                .width == 0)
+        if (deviceTileShape(format, r).width == 0)
             continue;
         if (!largeCase(format, r, format == VK_FORMAT_R16G16B16A16_SFLOAT ? 2u : 1u, 0.9f,
                        BlurBorder::MirrorEdge, BlurCase::Content::Random))
@@ -1807,12 +1808,9 @@ TEST_F(BlurTest, EveryRadiusWithATileHasATilePipeline) {
         vkfx::Blurrer blur;
         ASSERT_EQ(vkfx::Blurrer::create(device, {.format = format}, &blur), VK_SUCCESS)
             << vkfx::lastError();
-        const vkfx::detail::BlurFormat &fmt = *vkfx::detail::findBlurFormat(format);
         std::uint32_t tiled = 0;
         for (std::uint32_t r = 1; r <= 64; ++r) {
-            const vkfx::detail::BlurTileShape shape =
-                vkfx::detail::blurTileShape(fmt, r, ctx().limits().maxComputeSharedMemorySize,
-                                            ctx().properties.vendorID, tilePushBytes());
+            const vkfx::detail::BlurTileShape shape = deviceTileShape(format, r);
             const auto it = log.shapes.find(r);
             if (shape.width == 0) {
                 EXPECT_EQ(it, log.shapes.end()) << formatName(format) << " radius " << r;
