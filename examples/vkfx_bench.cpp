@@ -11,8 +11,9 @@
 // 1920x1080 noise image, R8G8B8A8_UNORM, R16G16B16A16_SFLOAT, R32_SFLOAT (one channel: a quarter
 // of the arithmetic) and R32G32B32A32_SFLOAT, into a second image of the format, with
 // BlurMethod::Auto and the scratch scratchRequirements asks for (column "m": the method it took,
-// "dir" or "dec"); rows "r18 direct", "r32 direct", "r64 direct" force the Direct method and "r24
-// decimated", "r192 decimated", "r600 decimated" the Decimated one; against, in the same run on the
+// "dir", "dec" or "2p"); rows "r18 direct", "r32 direct", "r64 direct" force the Direct method,
+// "r24 decimated", "r192 decimated", "r600 decimated" the Decimated one and "r32 twopass", "r128
+// twopass" the TwoPass one; against, in the same run on the
 // same images, the two-pass blur engines write today: a compute pass that blurs horizontally (one
 // texel per invocation, 2r + 1 texelFetch taps, 16x16 workgroups) into an intermediate image of the
 // format, an image barrier, and the vertical pass into the destination (examples/bench/blur2.comp);
@@ -25,7 +26,7 @@
 // examples/bench/fma.comp and printed in the header), their maximum and that over vkfx's median.
 // Rows: "blur rgba8 3840x2160 r8".
 // --radii 3,5,7: the Auto rows at those radii instead (and no rows that force a method);
-// --methods auto,direct,decimated (with --radii): the rows of those methods at them.
+// --methods auto,direct,decimated,twopass (with --radii): the rows of those methods at them.
 // --quick: only 256x256 R8G8B8A8_UNORM at r = 1, 8, 32 (Auto) and 64 (Decimated), R32_SFLOAT at
 // r = 8 and R32G32B32A32_SFLOAT at r = 4.
 //
@@ -188,9 +189,10 @@ void usage(std::FILE *out) {
         "                   sort: \"uint32 keys\", \"2^24\"; blur: \"rgba16f\", \"1920x1080 r8\"\n"
         "  --radii A,B      blur: the Auto rows (or --methods') at these radii instead of 1, 2,\n"
         "                   4 .. 64, and no other rows that force a method (not with --quick)\n"
-        "  --methods M,...  blur, with --radii: rows of these methods (auto, direct, decimated;\n"
-        "                   default auto) at each radius\n"
-        "  --counts N,...   sort: rows of these key counts (uint32, float32, uint64; keys and pairs;\n"
+        "  --methods M,...  blur, with --radii: rows of these methods (auto, direct, decimated,\n"
+        "                   twopass; default auto) at each radius\n"
+        "  --counts N,...   sort: rows of these key counts (uint32, float32, uint64; keys and "
+        "pairs;\n"
         "                   both paths) instead of the table's powers of two, e.g. \"1310720\"\n"
         "  --sizes WxH,...  downsample: every format's rows at these sizes instead of the table's\n"
         "                   (no cube nor odd-size rows), e.g. \"1917x1079,2048x1\"\n"
@@ -277,13 +279,15 @@ Options parseOptions(int argc, char **argv) {
                     method = vkfx::BlurMethod::Direct;
                 else if (m == "decimated")
                     method = vkfx::BlurMethod::Decimated;
+                else if (m == "twopass")
+                    method = vkfx::BlurMethod::TwoPass;
                 else if (m != "auto")
-                    die("--methods: '" + name + "' is none of auto, direct, decimated");
+                    die("--methods: '" + name + "' is none of auto, direct, decimated, twopass");
                 if (std::find(o.methods.begin(), o.methods.end(), method) == o.methods.end())
                     o.methods.push_back(method);
             }
             if (o.methods.empty())
-                die("--methods needs at least one of auto, direct, decimated");
+                die("--methods needs at least one of auto, direct, decimated, twopass");
         } else if (a == "--counts") {
             for (const std::string &n : splitCommas(value()))
                 o.counts.push_back(parseCount("--counts", n.c_str(), 2, vkfx::Sorter::kMaxCount));
@@ -533,7 +537,10 @@ std::vector<BlurCase> allBlurCases(bool quick, const std::vector<std::uint32_t> 
     auto add = [&](const Format &f, const char *label, std::uint32_t w, std::uint32_t h,
                    std::uint32_t r, M method = M::Auto) {
         const std::uint32_t channels = f.fill == Fill::R32f ? 1 : 4;
-        const char *suffix = method == M::Direct ? " direct" : method == M::Decimated ? " decimated" : "";
+        const char *suffix = method == M::Direct      ? " direct"
+                             : method == M::Decimated ? " decimated"
+                             : method == M::TwoPass   ? " twopass"
+                                                      : "";
         const std::string name = std::string("blur ") + label + " " + std::to_string(w) + "x" +
                                  std::to_string(h) + " r" + std::to_string(r) + suffix;
         cases.push_back({name, f, channels, w, h, r, quick, method});
@@ -563,6 +570,8 @@ std::vector<BlurCase> allBlurCases(bool quick, const std::vector<std::uint32_t> 
                 add(format, label, size.width, size.height, r, M::Direct);
             for (std::uint32_t r : {24u, 192u, 600u})
                 add(format, label, size.width, size.height, r, M::Decimated);
+            for (std::uint32_t r : {32u, 128u})
+                add(format, label, size.width, size.height, r, M::TwoPass);
         }
     }
     return cases;
@@ -655,7 +664,7 @@ class Runner {
     // The Blurrer for `format` (created on first use).
     VkResult blurrer(VkFormat format, const vkfx::Blurrer **out);
     Timing measureBlurVkfx(const BlurCase &c, const TestImage &src, const TestImage &dst,
-                           bool *decimated);
+                           std::string *method);
     Timing measureTwoPass(const BlurCase &c, const TestImage &src, const TestImage &mid,
                           const TestImage &dst);
     Timing measureImageCopy(const BlurCase &c, const TestImage &src, const TestImage &dst);
@@ -1604,10 +1613,11 @@ VkResult Runner::blurrer(VkFormat format, const vkfx::Blurrer **out) {
     return VK_SUCCESS;
 }
 
-// `decimated`: set to whether the record took the Decimated method (Auto takes it for large
-// sigmas when given scratch, which the bench gives wherever scratchRequirements asks for it).
+// `method`: set to the method the record took, "direct", "decimated" or "twopass" (Auto takes
+// Decimated or TwoPass where given scratch, which the bench gives wherever scratchRequirements
+// asks for it; TwoPass's scratch is what the record asks for with the method forced).
 Timing Runner::measureBlurVkfx(const BlurCase &c, const TestImage &src, const TestImage &dst,
-                               bool *decimated) {
+                               std::string *method) {
     const vkfx::Blurrer *blur = nullptr;
     VkResult r = blurrer(c.format.format, &blur);
     vkfx::BlurTarget source, destination;
@@ -1639,7 +1649,13 @@ Timing Runner::measureBlurVkfx(const BlurCase &c, const TestImage &src, const Te
                         .method = c.method};
     Buffer scratch;
     const vkfx::ScratchRequirements req = blur->scratchRequirements(info);
-    *decimated = req.size > 0;
+    if (req.size == 0) {
+        *method = "direct";
+    } else {
+        vkfx::BlurInfo forced = info;
+        forced.method = vkfx::BlurMethod::TwoPass;
+        *method = blur->scratchRequirements(forced).size == req.size ? "twopass" : "decimated";
+    }
     if (req.size > 0) {
         r = createBuffer(m_gpu, req.size, req.usage, &scratch);
         if (r != VK_SUCCESS)
@@ -1725,7 +1741,9 @@ BlurRow Runner::runBlur(const BlurCase &c) {
     row.channels = c.channels;
     const double texels = double(c.width) * double(c.height) * c.layers;
     row.bytes = 2.0 * texels * c.format.bytesPerTexel;
-    row.decimated = c.method == vkfx::BlurMethod::Decimated;
+    row.method = c.method == vkfx::BlurMethod::Decimated ? "decimated"
+                 : c.method == vkfx::BlurMethod::TwoPass ? "twopass"
+                                                         : "direct";
 
     // The source (noise, SHADER_READ_ONLY_OPTIMAL), the two-pass blur's intermediate and the
     // destination (GENERAL).
@@ -1742,7 +1760,7 @@ BlurRow Runner::runBlur(const BlurCase &c) {
         recordToGeneral(cmd, dst);
         submitAndWait(m_gpu);
         lap("fill");
-        row.vkfx = measureBlurVkfx(c, src, dst, &row.decimated);
+        row.vkfx = measureBlurVkfx(c, src, dst, &row.method);
         lap("vkfx");
         row.twoPass = measureTwoPass(c, src, mid, dst);
         lap("2-pass");
@@ -1753,7 +1771,7 @@ BlurRow Runner::runBlur(const BlurCase &c) {
         destroyImage(*image);
     // The Decimated method's roofline is the bandwidth floor alone (its arithmetic does not grow
     // with r).
-    row.fmas = row.decimated ? 0.0 : 2.0 * (2.0 * c.radius + 1.0) * c.channels * texels;
+    row.fmas = row.method == "decimated" ? 0.0 : 2.0 * (2.0 * c.radius + 1.0) * c.channels * texels;
     return row;
 }
 

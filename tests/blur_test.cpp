@@ -153,6 +153,8 @@ struct BlurCase {
             s += " gradient";
         if (method == vkfx::BlurMethod::Decimated)
             s += " decimated";
+        if (method == vkfx::BlurMethod::TwoPass)
+            s += " two-pass";
         return s;
     }
 };
@@ -431,7 +433,8 @@ class Job {
             }
             if (changed)
                 touched += "  layer " + std::to_string(layer) + ": " + std::to_string(changed) + " texels\n";
-            if (written && m_case.scratch) // the Decimated method may have run
+            if (written && m_case.scratch &&
+                m_case.method != vkfx::BlurMethod::TwoPass) // Decimated may have run
                 checker.setSlack(decimatedSlack(layer));
             if (written)
                 checker.check(0, layer, referenceBlur(m_format, m_case, m_content[layer]), region);
@@ -541,6 +544,28 @@ class BlurTest : public GpuTest {
         Staging staging;
         ASSERT_TRUE(run(job, staging));
         job.verify(staging);
+    }
+
+    // Case c in every format the blur takes, seeds from `seed` up.
+    void runEveryFormat(BlurCase c, std::uint64_t seed) {
+        for (VkFormat format : blurFormats()) {
+            c.format = format;
+            c.seed = seed++;
+            runCase(c);
+            if (HasFatalFailure())
+                return;
+        }
+    }
+
+    // Case c with every border mode, random content and single bright pixels in turn.
+    void runEveryBorder(BlurCase c) {
+        for (std::uint32_t b = 0; b <= static_cast<std::uint32_t>(BlurBorder::Constant); ++b) {
+            c.border = static_cast<BlurBorder>(b);
+            c.content = b % 2 ? BlurCase::Content::HotPixels : BlurCase::Content::Random;
+            runCase(c);
+            if (stopped())
+                return;
+        }
     }
 };
 
@@ -1105,13 +1130,18 @@ TEST_F(BlurTest, OtherLayerOfTheSameImageMatchesReference) {
 // The Decimated method: within kDecimatedError of the range of the source (and the format's
 // rounding) of the exact blur.
 
-BlurCase decimated(VkExtent2D extent, float sigma) {
+// A Gaussian of `sigma` on both axes with `method` forced, given scratch.
+BlurCase withScratch(VkExtent2D extent, float sigma, vkfx::BlurMethod method) {
     BlurCase c;
     c.extent = extent;
     c.sigmaX = c.sigmaY = sigma;
-    c.method = vkfx::BlurMethod::Decimated;
+    c.method = method;
     c.scratch = true;
     return c;
+}
+
+BlurCase decimated(VkExtent2D extent, float sigma) {
+    return withScratch(extent, sigma, vkfx::BlurMethod::Decimated);
 }
 
 // Case c over a region of a 2-layer source at odd offsets into a larger destination.
@@ -1152,26 +1182,11 @@ INSTANTIATE_TEST_SUITE_P(, BlurDecimatedSigmas, ::testing::Values(1.0f, 6.0f, 8.
                          sigmaName);
 
 TEST_F(BlurTest, DecimatedEveryFormatMatchesReference) {
-    std::uint64_t seed = 30;
-    for (VkFormat format : blurFormats()) {
-        BlurCase c = decimated({45, 37}, 9.0f);
-        c.format = format;
-        c.seed = seed++;
-        runCase(c);
-        if (HasFatalFailure())
-            return;
-    }
+    runEveryFormat(decimated({45, 37}, 9.0f), 30);
 }
 
 TEST_F(BlurTest, DecimatedEveryBorderMatchesReference) {
-    for (std::uint32_t b = 0; b <= static_cast<std::uint32_t>(BlurBorder::Constant); ++b) {
-        BlurCase c = decimated({70, 50}, 16.0f);
-        c.border = static_cast<BlurBorder>(b);
-        c.content = b % 2 ? BlurCase::Content::HotPixels : BlurCase::Content::Random;
-        runCase(c);
-        if (stopped())
-            return;
-    }
+    runEveryBorder(decimated({70, 50}, 16.0f));
 }
 
 TEST_F(BlurTest, DecimatedDifferentSigmasInXAndYMatchReference) {
@@ -1232,11 +1247,16 @@ TEST_F(BlurTest, AutoTakesDecimatedAboveTheDirectMaximum) {
     EXPECT_EQ(scratchFor(c, sigma(4.0f)).value_or(1), 0u);  // spacing 1: Direct, no scratch
     EXPECT_GT(scratchFor(c, sigma(42.0f, vkfx::BlurMethod::Decimated)).value_or(0), 0u);
     EXPECT_EQ(scratchFor(c, sigma(42.0f, vkfx::BlurMethod::Direct)).value_or(1), 0u);
-    EXPECT_EQ(scratchFor(c, [](vkfx::BlurInfo &i) {
-                  i.filter = BlurFilter::Box;
-                  i.radiusX = i.radiusY = 100;
-              }).value_or(1),
-              0u);
+    // A box is never decimated: radius 100 takes the TwoPass method (fp32 scratch of the region).
+    auto box = [](vkfx::BlurMethod m) {
+        return [=](vkfx::BlurInfo &i) {
+            i.filter = BlurFilter::Box;
+            i.radiusX = i.radiusY = 100;
+            i.method = m;
+        };
+    };
+    EXPECT_EQ(scratchFor(c, box(vkfx::BlurMethod::Auto)).value_or(0), 50u * 40u * 16u);
+    EXPECT_EQ(scratchFor(c, box(vkfx::BlurMethod::Direct)).value_or(1), 0u);
     runCase(c); // Auto, with scratch: Decimated
 }
 
@@ -1260,7 +1280,8 @@ TEST_F(BlurTest, AutoTakesDecimatedFromSigmaSixWithScratch) {
     EXPECT_EQ(scratchFor(c, [](vkfx::BlurInfo &i) { i.method = vkfx::BlurMethod::Direct; }).value_or(1), 0u);
     EXPECT_GT(scratchFor(c, sigmas(6.0f, 6.0f)).value_or(0), 0u);  // spacing 2: the smallest decimated
     EXPECT_EQ(scratchFor(c, sigmas(5.9f, 5.9f)).value_or(1), 0u);  // spacing 1: Direct
-    EXPECT_EQ(scratchFor(c, sigmas(20.0f, 5.9f)).value_or(1), 0u); // one axis only: Direct
+    // One axis only: not decimated; its radius 60 takes the TwoPass method (fp32 scratch).
+    EXPECT_EQ(scratchFor(c, sigmas(20.0f, 5.9f)).value_or(1), 53u * 47u * 16u);
     EXPECT_EQ(scratchFor(c, sigmas(8.0f, 8.0f, 20)).value_or(1), 0u); // below floor(3 sigma): Direct
     EXPECT_GT(scratchFor(c, sigmas(8.0f, 8.0f, 24)).value_or(0), 0u);
     for (VkFormat f : {VK_FORMAT_R32_SFLOAT, VK_FORMAT_R32G32B32A32_SFLOAT, VK_FORMAT_R16G16B16A16_SFLOAT}) {
@@ -1269,8 +1290,15 @@ TEST_F(BlurTest, AutoTakesDecimatedFromSigmaSixWithScratch) {
         BlurCase o = c;
         o.format = f;
         o.scratch = false;
-        const bool fp32 = f != VK_FORMAT_R16G16B16A16_SFLOAT;
-        EXPECT_EQ(scratchFor(o).value_or(0) > 0, !fp32) << formatName(f);
+        // fp32 formats are not decimated: Direct, or the TwoPass method's scratch (radius 21)
+        const VkDeviceSize twoPassBytes = scratchFor(o, [](vkfx::BlurInfo &i) {
+                                              i.method = vkfx::BlurMethod::TwoPass;
+                                          }).value_or(0);
+        if (f == VK_FORMAT_R16G16B16A16_SFLOAT)
+            EXPECT_GT(scratchFor(o).value_or(0), 0u);
+        else
+            EXPECT_TRUE(scratchFor(o).value_or(1) == 0 || scratchFor(o) == twoPassBytes)
+                << formatName(f);
     }
     runCase(c); // Auto with scratch: Decimated, within its bound
     if (stopped())
@@ -1283,6 +1311,113 @@ TEST_F(BlurTest, AutoTakesDecimatedFromSigmaSixWithScratch) {
     c.scratch = true;
     c.content = BlurCase::Content::Random;
     runCase(c);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The TwoPass method: exact as the Direct method (checked without the Decimated bound's slack),
+// Gaussian and box, through scratch filled with NaNs.
+
+BlurCase twoPass(VkExtent2D extent, float sigma) {
+    return withScratch(extent, sigma, vkfx::BlurMethod::TwoPass);
+}
+
+TEST_F(BlurTest, TwoPassEveryFormatMatchesReference) {
+    BlurCase c = twoPass({45, 37}, 5.0f); // radius 15
+    c.content = BlurCase::Content::HotPixels;
+    runEveryFormat(c, 200);
+}
+
+TEST_F(BlurTest, TwoPassEveryBorderMatchesReference) {
+    // Radius 48 on a 70x50 region: taps mapped past the far edge.
+    BlurCase c = twoPass({70, 50}, 16.0f);
+    c.format = VK_FORMAT_R32G32B32A32_SFLOAT;
+    c.seed = 210;
+    runEveryBorder(c);
+}
+
+TEST_F(BlurTest, TwoPassBoxRadiiAndOneAxisMatchReference) {
+    const std::uint32_t radii[][2] = {
+        {1, 1}, {0, 9}, {17, 0}, {64, 3}, {vkfx::Blurrer::kMaxRadius, 100}};
+    std::uint64_t seed = 220;
+    for (const auto &r : radii) {
+        BlurCase c = twoPass({61, 47}, 1.0f);
+        c.filter = BlurFilter::Box;
+        c.radiusX = r[0];
+        c.radiusY = r[1];
+        c.border = static_cast<BlurBorder>(seed % 5);
+        c.format = seed % 2 ? VK_FORMAT_R8_UNORM : VK_FORMAT_R32G32B32A32_SFLOAT;
+        c.seed = seed++;
+        runCase(c);
+        if (stopped())
+            return;
+    }
+}
+
+TEST_F(BlurTest, TwoPassRowsWiderThanAWorkgroupMatchReference) {
+    // Rows of two or more workgroups of the horizontal pass (1,024 outputs each where the device
+    // has the shared memory for them, else 512 or 256), the last one partly outside the row.
+    BlurCase c = twoPass({1100, 37}, 9.0f); // radius 27
+    c.sigmaY = 1.2f;
+    c.format = VK_FORMAT_R32_SFLOAT;
+    c.border = BlurBorder::Mirror;
+    runCase(c);
+    if (stopped())
+        return;
+    c.format = VK_FORMAT_R8G8B8A8_SRGB;
+    c.border = BlurBorder::Wrap;
+    c.content = BlurCase::Content::HotPixels;
+    runCase(c);
+}
+
+TEST_F(BlurTest, TwoPassRegionAtOddOffsetsAndLayersMatchReference) {
+    BlurCase c = inRegionOfLayers(twoPass({77, 59}, 4.5f));
+    c.radiusX = 40;
+    c.radiusY = 7;
+    c.border = BlurBorder::Wrap;
+    c.format = VK_FORMAT_R16G16B16A16_SFLOAT;
+    runCase(c);
+}
+
+// With scratch, Auto takes the TwoPass method (exact: checked without slack) for radii that have
+// no tile and are at least detail::blurTwoPassMinRadius, Gaussians that are not decimated and
+// boxes; the walk below it, without scratch, or with Direct forced.
+TEST_F(BlurTest, AutoTakesTwoPassForLargeRadiiWithScratch) {
+    for (VkFormat f :
+         {VK_FORMAT_R32G32B32A32_SFLOAT, VK_FORMAT_R8G8B8A8_UNORM, VK_FORMAT_R32_SFLOAT}) {
+        if (!cachedBlurrer(f))
+            continue; // not supported here (reported by the format tests)
+        const std::uint32_t minRadius =
+            vkfx::detail::blurTwoPassMinRadius(*vkfx::detail::findBlurFormat(f));
+        BlurCase c;
+        c.format = f;
+        c.extent = {57, 43};
+        c.filter = BlurFilter::Box;
+        c.radiusX = c.radiusY = minRadius;
+        c.scratch = true;
+        c.content = BlurCase::Content::HotPixels;
+        const VkDeviceSize twoPassBytes = 57u * 43u * (f == VK_FORMAT_R32_SFLOAT ? 4u : 16u);
+        EXPECT_EQ(scratchFor(c).value_or(0), twoPassBytes) << formatName(f);
+        EXPECT_EQ(scratchFor(c, [](vkfx::BlurInfo &i) { i.method = vkfx::BlurMethod::Direct; })
+                      .value_or(1),
+                  0u);
+        EXPECT_EQ(scratchFor(c, [=](vkfx::BlurInfo &i) { i.radiusY = minRadius - 1; }).value_or(0),
+                  twoPassBytes);
+        EXPECT_EQ(scratchFor(c, [=](vkfx::BlurInfo &i) { i.radiusX = i.radiusY = minRadius - 1; })
+                      .value_or(1),
+                  0u);
+        // A Gaussian whose radius is below floor(3 sigma) is not decimated: TwoPass.
+        EXPECT_EQ(scratchFor(c,
+                             [](vkfx::BlurInfo &i) {
+                                 i.filter = BlurFilter::Gaussian;
+                                 i.sigmaX = i.sigmaY = 30.0f;
+                             })
+                      .value_or(0),
+                  twoPassBytes)
+            << formatName(f);
+        runCase(c);
+        if (stopped())
+            return;
+    }
 }
 
 // V in the moments form (blur_grid.comp passes 4 and 5), forced on every device from row spacing
@@ -1481,6 +1616,25 @@ class BlurBadInput : public GpuTest {
         expectRecordFails(VK_ERROR_VALIDATION_FAILED_EXT, [&](VkCommandBuffer cmd) { return m_blur->record(cmd, info); });
     }
 
+    // Records of `i` (a method that takes scratch, named `method` in the reason) fail without
+    // scratch, with a misaligned scratchOffset and with a scratchSize below
+    // scratchRequirements(i); then `i` holds `scratch`, created large enough.
+    void expectScratchChecked(vkfx::BlurInfo &i, Buffer &scratch, const char *method) {
+        const vkfx::ScratchRequirements req = m_blur->scratchRequirements(i);
+        ASSERT_GT(req.size, 0u);
+        ASSERT_EQ(scratch.create(req.size + 64, req.usage), VK_SUCCESS);
+        expectInfoFails(i); // no scratch
+        EXPECT_NE(std::string(vkfx::lastError()).find(method), std::string::npos)
+            << vkfx::lastError();
+        i.scratchBuffer = scratch.handle();
+        i.scratchOffset = 2; // misaligned
+        expectInfoFails(i);
+        i.scratchOffset = 0;
+        i.scratchSize = req.size - 4; // too small
+        expectInfoFails(i);
+        i.scratchSize = VK_WHOLE_SIZE;
+    }
+
     void expectTargetFails(VkResult expected, const vkfx::BlurTargetCreateInfo &info) {
         const std::string before = freshLastError();
         vkfx::BlurTarget target;
@@ -1545,18 +1699,8 @@ TEST_F(BlurBadInput, DecimatedWithoutGoodScratchIsRejected) {
     vkfx::BlurInfo i = good();
     i.method = vkfx::BlurMethod::Decimated;
     i.sigmaX = i.sigmaY = 10.0f;
-    const vkfx::ScratchRequirements req = m_blur->scratchRequirements(i);
-    ASSERT_GT(req.size, 0u);
     Buffer scratch;
-    ASSERT_EQ(scratch.create(req.size + 64, req.usage), VK_SUCCESS);
-    expectInfoFails(i); // no scratch
-    i.scratchBuffer = scratch.handle();
-    i.scratchOffset = 2; // misaligned
-    expectInfoFails(i);
-    i.scratchOffset = 0;
-    i.scratchSize = req.size - 4; // too small
-    expectInfoFails(i);
-    i.scratchSize = VK_WHOLE_SIZE;
+    expectScratchChecked(i, scratch, "Decimated");
     i.filter = BlurFilter::Box; // Gaussians only
     i.radiusX = i.radiusY = 3;
     expectInfoFails(i);
@@ -1566,6 +1710,21 @@ TEST_F(BlurBadInput, DecimatedWithoutGoodScratchIsRejected) {
     expectInfoFails(i);
     i.sigmaX = 1.0f;
     i.method = static_cast<vkfx::BlurMethod>(5);
+    expectInfoFails(i);
+}
+
+TEST_F(BlurBadInput, TwoPassWithoutGoodScratchOrWithTooLargeARadiusIsRejected) {
+    vkfx::BlurInfo i = good();
+    i.method = vkfx::BlurMethod::TwoPass;
+    i.filter = BlurFilter::Box;
+    i.radiusX = i.radiusY = 5;
+    Buffer scratch;
+    expectScratchChecked(i, scratch, "TwoPass");
+    i.radiusX = vkfx::Blurrer::kMaxRadius + 1;
+    expectInfoFails(i);
+    i.filter = BlurFilter::Gaussian;
+    i.radiusX = i.radiusY = 0;
+    i.sigmaY = 50.0f; // radius 150
     expectInfoFails(i);
 }
 

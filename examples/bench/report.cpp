@@ -522,7 +522,9 @@ void printBlurTableHeader(std::FILE *out) {
 void printBlurRow(std::FILE *out, const BlurRow &row, const RunInfo &info) {
     std::fprintf(out, "%-20s %-10s %3u %6.2f %-3s | ", row.format.c_str(),
                  sizeText(row.width, row.height, row.layers).c_str(), row.radius, row.sigma,
-                 row.decimated ? "dec" : "dir");
+                 row.method == "decimated" ? "dec"
+                 : row.method == "twopass" ? "2p"
+                                           : "dir");
     if (printSkipped(out, row.skipped))
         return;
     std::fprintf(
@@ -539,10 +541,11 @@ void printBlurLegend(std::FILE *out) {
     static const char *const lines[] = {
         "vkfx       vkfx::Blurrer::record: Gaussian, radius r both axes, sigma r / 3, clamp to "
         "edge,",
-        "           BlurMethod::Auto with scratch (rows \"direct\" / \"decimated\": that method)",
+        "           BlurMethod::Auto with scratch (rows named after a method: that method)",
         "m          the method taken. dir: Direct (one dispatch, the horizontal result kept in",
         "           shared memory); dec: Decimated (three dispatches, the blur on a grid sigma / 3",
-        "           apart, outputs interpolated; roofline = bandwidth)",
+        "           apart, outputs interpolated; roofline = bandwidth); 2p: TwoPass (two",
+        "           dispatches through fp32 scratch)",
         "2-pass     a horizontal compute pass (texelFetch of the 2r + 1 taps) into an",
         "           intermediate image of the format, an image barrier, the vertical pass",
         "vs 2-pass  2-pass median / vkfx median",
@@ -550,7 +553,7 @@ void printBlurLegend(std::FILE *out) {
         "           and written once (imageStore), as vkfx reads and writes images; copies:",
         "           vkfx median / copy median",
         "bandwidth  the source read once + the destination written once, at the copy ceiling",
-        "arith      2 (2r + 1) FMAs per channel per texel, at the measured FMA rate (dir only)",
+        "arith      2 (2r + 1) FMAs per channel per texel, at the measured FMA rate (not dec)",
         "roofline   the larger of bandwidth and arith; of roof: roofline / vkfx median",
     };
     printLines(out, lines);
@@ -570,11 +573,11 @@ bool writeBlurCsv(const std::string &path, const RunInfo &info, const std::vecto
             return run && v > 0 ? number(v, decimals) : std::string();
         };
         std::fprintf(
-            f, "%s,%.1f,%s,%u,%u,%u,%u,%.4f,%s,%u,%.3f,%.4f,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n",
+            f,
+            "%s,%.1f,%s,%u,%u,%u,%u,%.4f,%s,%u,%.3f,%.4f,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n",
             csvRunValues(info).c_str(), info.fmaGPerS, csvField(r.format).c_str(), r.width,
-            r.height, r.layers, r.radius, r.sigma, r.decimated ? "decimated" : "direct",
-            r.channels, r.bytes / 1e6, r.fmas / 1e9,
-            csvTime(r.vkfx, false).c_str(), csvTime(r.vkfx, true).c_str(),
+            r.height, r.layers, r.radius, r.sigma, r.method.c_str(), r.channels, r.bytes / 1e6,
+            r.fmas / 1e9, csvTime(r.vkfx, false).c_str(), csvTime(r.vkfx, true).c_str(),
             csvTime(r.twoPass, false).c_str(), csvTime(r.twoPass, true).c_str(),
             derived(speedupOverTwoPass(r), 3).c_str(), csvTime(r.imageCopy, false).c_str(),
             csvTime(r.imageCopy, true).c_str(), derived(imageCopies(r), 3).c_str(),
@@ -582,7 +585,8 @@ bool writeBlurCsv(const std::string &path, const RunInfo &info, const std::vecto
             derived(blurArithmeticUs(r, info), 3).c_str(),
             derived(blurRooflineUs(r, info), 3).c_str(),
             derived(rooflineFraction(r, info), 4).c_str(),
-            csvField(csvNote(r.skipped, {{"vkfx", &r.vkfx}, {"2-pass", &r.twoPass}, {"copy", &r.imageCopy}}))
+            csvField(csvNote(r.skipped,
+                             {{"vkfx", &r.vkfx}, {"2-pass", &r.twoPass}, {"copy", &r.imageCopy}}))
                 .c_str());
     }
     return closeFile(f, path);
@@ -598,11 +602,11 @@ bool writeBlurJson(const std::string &path, const RunInfo &info, const std::vect
         std::fprintf(
             f,
             "%s\n    {\"name\": %s, \"format\": %s, \"width\": %u, \"height\": %u, \"layers\": %u, "
-            "\"radius\": %u, \"sigma\": %.6g, \"method\": \"%s\", \"channels\": %u, \"bytes\": %.0f, "
+            "\"radius\": %u, \"sigma\": %.6g, \"method\": \"%s\", \"channels\": %u, \"bytes\": "
+            "%.0f, "
             "\"fmas\": %.0f,",
             i ? "," : "", jsonString(r.name).c_str(), jsonString(r.format).c_str(), r.width,
-            r.height, r.layers, r.radius, r.sigma, r.decimated ? "decimated" : "direct", r.channels,
-            r.bytes, r.fmas);
+            r.height, r.layers, r.radius, r.sigma, r.method.c_str(), r.channels, r.bytes, r.fmas);
         if (!r.skipped.empty()) {
             std::fprintf(f, " \"skipped\": %s}", jsonString(r.skipped).c_str());
             continue;

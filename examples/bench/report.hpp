@@ -110,8 +110,8 @@ struct BlurRow {
     double sigma = 0;         // radius / 3
     std::uint32_t channels = 0;
     double bytes = 0; // the source read once + the destination written once
-    double fmas = 0;  // 2 (2 radius + 1) multiply-adds per channel per texel (Direct; 0 Decimated)
-    bool decimated = false; // vkfx ran the Decimated method
+    double fmas = 0;  // 2 (2 radius + 1) multiply-adds per channel per texel (0 Decimated)
+    std::string method = "direct"; // the method vkfx ran: direct, decimated or twopass
     Timing vkfx, twoPass;
     Timing imageCopy; // the source copied into the destination (texelFetch, imageStore)
     std::string skipped;

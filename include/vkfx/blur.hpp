@@ -1,5 +1,5 @@
 // vkfx blur: a separable Gaussian or box blur of one image region into another image, in one
-// dispatch (three or four, through a scratch buffer, for large Gaussians: BlurMethod).
+// dispatch (two to four through a scratch buffer for large radii: BlurMethod).
 //
 //   vkfx::Blurrer blur;        // one per format and device
 //   vkfx::Blurrer::create(dev, {.format = VK_FORMAT_R8G8B8A8_SRGB}, &blur);
@@ -94,7 +94,10 @@ enum class BlurMethod : std::uint32_t {
     // scratchRequirements() gives the size that choice needs. On an H200 Decimated was faster
     // than Direct at every sigma from 6 up, 2.1-6.2x at sigma 10.7 (docs/blur-performance.md); on an
     // H100 2.3-5.8x at sigma 10.7 (README, "Performance"), but 1-3% slower than Direct's 32 x 32
-    // tiles at 3840x2160 at sigma 6 and 6.7 (v49).
+    // tiles at 3840x2160 at sigma 6 and 6.7 (v49). Otherwise, with a scratchBuffer, TwoPass where
+    // the Direct method would walk (no tile for the radii) and the larger radius is at least 20
+    // (R16G16B16A16_SFLOAT, R32G32B32A32_SFLOAT) or 32 (the other formats), and its scratch fits
+    // maxStorageBufferRange: Gaussians not decimated, boxes.
     Auto = 0,
     // Every output from its (2 rx + 1)(2 ry + 1) taps, in one dispatch (radius up to kMaxRadius):
     // workgroups walk strips of columns, or, where both radii are the same and small (up to 13
@@ -113,6 +116,12 @@ enum class BlurMethod : std::uint32_t {
     // Error against the exact blur: at most kDecimatedError times the difference between the
     // largest and smallest source value of a channel, besides the format's rounding.
     Decimated = 2,
+    // Gaussian or box, exact as Direct (radius up to kMaxRadius): every row blurred horizontally
+    // into a scratch buffer (fp32: 16 bytes per texel of the region and layer, 4 for one-channel
+    // formats), then its columns vertically into the destination: two dispatches with a
+    // COMPUTE -> COMPUTE barrier on the scratch range between them. The same multiply-adds as
+    // Direct, without the walk's shared-memory ring: faster than the walk at large radii.
+    TwoPass = 3,
 };
 
 // What S(q) is for a tap q outside the region (per axis; table above).
@@ -225,8 +234,8 @@ struct BlurInfo {
     float sigmaY = 1.0f;
     // Taps each side. Gaussian: 0 (default) = ceil(3 sigma), a given radius truncates or extends
     // the kernel (weights normalized over it); Box: the box is 2 r + 1 wide (0: that axis is not
-    // blurred). At most kMaxRadius for the Direct method (Box always), kMaxDecimatedRadius for
-    // the Decimated one.
+    // blurred). At most kMaxRadius for the Direct and TwoPass methods (Box always),
+    // kMaxDecimatedRadius for the Decimated one.
     std::uint32_t radiusX = 0;
     std::uint32_t radiusY = 0;
     // Default ClampToEdge.
@@ -238,10 +247,11 @@ struct BlurInfo {
     VkImageLayout sourceLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
     // Default Auto (see BlurMethod).
     BlurMethod method = BlurMethod::Auto;
-    // Scratch of the Decimated method: a buffer with STORAGE_BUFFER usage, at least
+    // Scratch of the Decimated and TwoPass methods: a buffer with STORAGE_BUFFER usage, at least
     // scratchRequirements(info).size bytes from scratchOffset (a multiple of its alignment).
     // Ignored by the Direct method. With BlurMethod::Auto, giving it lets large Gaussians take the
-    // faster Decimated method (see Auto); VK_NULL_HANDLE keeps them Direct (up to kMaxRadius).
+    // faster Decimated method, and large radii the TwoPass one (see Auto); VK_NULL_HANDLE keeps
+    // them Direct (up to kMaxRadius).
     // Its contents on entry do not matter. Records sharing a scratch range must not run
     // concurrently (on another queue). scratchSize: the bytes usable from scratchOffset;
     // VK_WHOLE_SIZE (default): not checked.
@@ -265,10 +275,10 @@ public:
     static constexpr double kDecimatedError = 0.003;
 
     // Creates the pipelines for one format (the Direct method's per shared-memory budget, for
-    // RGBA16F one more for radii 1 and 2, and its tiles' per radius up to 13 or 22, 24, 11 or 15; the
-    // Decimated method's three passes, a second horizontal pass for kernels of radius up to 128
-    // where the device's shared memory holds its 18-21 KiB, and on devices that are not CPUs the
-    // two passes of its vertical blur's moments form). Errors:
+    // RGBA16F one more for radii 1 and 2, and its tiles' per radius up to 13 or 22, 24, 11 or 15;
+    // the TwoPass method's two passes; the Decimated method's three passes, a second horizontal
+    // pass for kernels of radius up to 128 where the device's shared memory holds its 18-21 KiB,
+    // and on devices that are not CPUs the two passes of its vertical blur's moments form). Errors:
     // VK_ERROR_FORMAT_NOT_SUPPORTED (format not in the list above, or the device cannot sample /
     // store it), VK_ERROR_FEATURE_NOT_PRESENT (B8G8R8A8 without
     // shaderStorageImageWriteWithoutFormat, R8_UNORM without shaderStorageImageExtendedFormats,
@@ -301,7 +311,9 @@ public:
     // The scratch buffer record(info) needs: size 0 when it takes the Direct method, or when info
     // is invalid (the reason in lastError(), as record() would give it). For BlurMethod::Auto it
     // answers for a record that is given scratch: a non-zero size means Auto takes the Decimated
-    // method once info.scratchBuffer is set. The size grows with the region and layers and
+    // or TwoPass method once info.scratchBuffer is set. TwoPass: 16 bytes (4 for one-channel
+    // formats) per texel of the region and layer. Decimated: the size grows with the region and
+    // layers and
     // shrinks as sigmaY grows: about 16 bytes (4 channels; 4 for 1) per texel of the region and
     // layer divided by the vertical grid spacing, max(1, floor(sigmaY / 3)) (1 where radiusY is
     // below floor(3 sigmaY)); where the vertical blur takes its moments form (GPUs, spacing 18 or
@@ -316,31 +328,32 @@ public:
     //
     // Appends to `cmd` (a compute-capable command buffer in the recording state):
     // vkCmdBindPipeline, vkCmdPushDescriptorSetKHR (set 0), vkCmdPushConstants and one
-    // vkCmdDispatch (Direct), or three or four dispatches with a COMPUTE -> COMPUTE barrier on the
-    // scratch range before each (Decimated: the first so that records sharing scratch follow each
-    // other); no barrier on the images. It disturbs the compute pipeline binding, push descriptor
+    // vkCmdDispatch (Direct), or two (TwoPass) or three or four (Decimated) dispatches with a
+    // COMPUTE -> COMPUTE barrier on the scratch range before each (the first so that records
+    // sharing scratch follow each other); no barrier on the images. It disturbs the compute pipeline binding, push descriptor
     // set 0 and push constants. Synchronization before and after is the caller's: the source must
     // be in info.sourceLayout and visible to COMPUTE_SHADER / SHADER_SAMPLED_READ; the destination
     // must be in VK_IMAGE_LAYOUT_GENERAL, earlier accesses to it finished before COMPUTE_SHADER;
     // afterwards its region is written by COMPUTE_SHADER / SHADER_STORAGE_WRITE (texels outside
-    // the region are not touched). The Decimated method's barriers cover only the scratch range.
+    // the region are not touched). The TwoPass and Decimated methods' barriers cover only the
+    // scratch range.
     // Errors (nothing recorded, reason in lastError()): VK_ERROR_VALIDATION_FAILED_EXT for a
     // Blurrer not created, a null cmd or target, targets of another format, device or layer
     // count, a source without SAMPLED or a destination without STORAGE usage, a region outside
     // either level or empty (or an empty extent with a non-zero sourceOffset), sigma not finite
-    // and > 0, a radius above kMaxRadius (Direct) or kMaxDecimatedRadius (Decimated), source and
-    // destination that overlap (the same image, level and a common layer), an unsupported source
-    // layout, an unknown filter, border or method, Decimated for a box, Decimated without scratch
-    // or with scratch too small or misaligned, or above maxStorageBufferRange, radii whose strip
-    // does not fit the device's shared memory, or a region that needs more workgroups than
-    // maxComputeWorkGroupCount.
+    // and > 0, a radius above kMaxRadius (Direct, TwoPass) or kMaxDecimatedRadius (Decimated),
+    // source and destination that overlap (the same image, level and a common layer), an
+    // unsupported source layout, an unknown filter, border or method, Decimated for a box,
+    // Decimated or TwoPass without scratch or with scratch too small or misaligned, or above
+    // maxStorageBufferRange, radii whose strip does not fit the device's shared memory, or a
+    // region that needs more workgroups than maxComputeWorkGroupCount.
     // Cost: see the top of this file; measured speeds: README, "Performance".
     VkResult record(VkCommandBuffer cmd, const BlurInfo& info) const;
 
 private:
     struct Plan;
     void swap(Blurrer& other) noexcept;
-    // withScratch: the caller gives scratch (Auto may then take the Decimated method).
+    // withScratch: the caller gives scratch (Auto may then take the Decimated or TwoPass method).
     VkResult plan(const BlurInfo& info, const char* fn, bool withScratch, Plan* out) const;
 
     // One pipeline per shared-memory budget (16, 24, 48 KiB where the device has them): small
@@ -370,11 +383,12 @@ private:
     // of the vertical pass's moments form (the moments of blocks of rows, the grid rows from them).
     VkDescriptorSetLayout m_gridSetLayout = VK_NULL_HANDLE;
     VkPipelineLayout m_gridPipelineLayout = VK_NULL_HANDLE;
-    VkPipeline m_gridPasses[5] = {}; // passes 1-3, and 4-5 (V in the moments form) where made
+    VkPipeline m_gridPasses[7] = {}; // passes 1-3, 4-5 (V in the moments form) where made, 6-7 (TwoPass)
     std::uint32_t m_gridStageVecs = 0; // values pass 2 can stage in shared memory
     // Pass 2 for small kernels (a small weight table, a 16 KiB stage); null where it does not fit.
     VkPipeline m_gridSmallPass2 = VK_NULL_HANDLE;
     std::uint32_t m_gridSmallStageVecs = 0;
+    std::uint32_t m_rowOutputs = 0; // the TwoPass method's pass 6: outputs per workgroup
 };
 
 } // namespace vkfx

@@ -36,6 +36,19 @@
 // Grid row gy (-1 .. gridRows - 2) is row gy + 1 of V and F, grid column gx (-1 ..
 // gridCols - 2) column gx + 1 of F. Cost per texel: (2 ry + 1) / ky taps (about 19) from the
 // cache, (2 rx + 1) / (kx ky) more, 2 x 4 for the interpolation, one write.
+//
+// The same file holds the TwoPass method's two passes (an exact blur, Gaussian or box, through
+// H: layers x height x width values of the scratch, fp32):
+//
+//   pass 6 (VKFX_BLUR_PASS 6): H, the horizontal blur of every row. A workgroup stages a run of
+//     one row (pc.outRows outputs and rx texels each side, border-mapped) in shared memory; each
+//     invocation makes 4 consecutive outputs from a sliding window of taps.
+//   pass 7 (VKFX_BLUR_PASS 7): the vertical blur of H's columns into the destination; each
+//     invocation makes 4 consecutive rows of one column from H, the lanes of a subgroup reading
+//     consecutive values of a row.
+//
+// Cost per texel: 2 (2r + 1) multiply-adds per channel as the Direct method, one read of the
+// source, one write and 2r / 4 + 1 reads (from the cache) of H.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 
@@ -78,7 +91,7 @@ layout(push_constant) uniform Push {
     uint gridRows;    // grid rows: gy = -1 .. gridRows - 2
     uint gridOffset;  // where F starts in the scratch (VEC elements; V starts at 0)
     uvec2 splits;     // passes 1 and 2: invocations that share a point's taps (powers of two)
-    uint outRows;     // pass 3: output rows per workgroup (a multiple of 4)
+    uint outRows;     // pass 3: output rows per workgroup (a multiple of 4); pass 6: outputs
     uint staged;      // pass 2: 1 = the workgroup's run of V staged in shared memory first
 } pc;
 
@@ -171,7 +184,7 @@ void splitRange(int span, uint splits, uint split, out int begin, out int end)
 
 #endif
 
-#if VKFX_BLUR_PASS == 1 || VKFX_BLUR_PASS == 2
+#if VKFX_BLUR_PASS == 1 || VKFX_BLUR_PASS == 2 || VKFX_BLUR_PASS == 6 || VKFX_BLUR_PASS == 7
 
 // Grid points per invocation: 4 consecutive grid rows (pass 1) or columns (pass 2), whose tap
 // windows overlap: one read of a tap serves all 4.
@@ -206,7 +219,7 @@ void loadWeights(uint axis)
 
 #endif
 
-#if VKFX_BLUR_PASS == 1 || VKFX_BLUR_PASS == 4
+#if VKFX_BLUR_PASS == 1 || VKFX_BLUR_PASS == 4 || VKFX_BLUR_PASS == 6
 
 // Source reads an invocation issues together before adding up their taps. H200, RGBA8
 // 3840x2160, the whole method at sigma 64: 2 (one loop step of two taps) 150 us, 4 141, 8 128,
@@ -533,7 +546,7 @@ void main()
     }
 }
 
-#else // VKFX_BLUR_PASS == 3
+#elif VKFX_BLUR_PASS == 3
 
 shared uint sWords[kSharedWords];
 
@@ -646,5 +659,110 @@ void main()
 #undef ROW
 #undef ACROSS
 }
+
+#elif VKFX_BLUR_PASS == 6 || VKFX_BLUR_PASS == 7
+
+// The TwoPass method (module comment): kOutputs consecutive outputs per invocation from a
+// sliding window of taps (blur/window.glsl); sWeight[t] is the weight of tap t (the host pushes
+// grid = 0: no padding).
+#if VKFX_BLUR_PASS == 6
+const uint kOutputs = 4u;
+#else
+// Pass 7: rows per invocation (the host's kBlurColumnOutputs).
+layout(constant_id = 4) const uint kOutputs = 4u;
+#endif
+#include "blur/window.glsl"
+#define WEIGHT(i) sWeight[i]
+
+#if VKFX_BLUR_PASS == 6
+
+// The row segment's source texels (pc.outRows outputs and rx each side), value j at slot j + j / 4:
+// an invocation's window starts 4 values after its neighbour's, and the padding makes that 5
+// slots, so that a subgroup's reads take distinct banks.
+shared VEC sRun[kSharedWords / uint(VKFX_CHANNELS)];
+// Source texels each invocation stages: the run is at most kRunLoads x 256 (the host's
+// kBlurRowMaxOutputs + 2 kMaxRadius).
+const uint kRunLoads = 5u;
+
+// Invocation: kOutputs consecutive columns of one row; workgroup: pc.outRows columns.
+void main()
+{
+    uint tid = gl_LocalInvocationIndex;
+    int width = int(pc.extent.x);
+    int rx = int(pc.radius.x);
+    uint outputs = pc.outRows;
+    int x0 = int(gl_WorkGroupID.x * outputs);
+    int y = int(gl_WorkGroupID.y);
+    int layer = int(gl_WorkGroupID.z);
+    // Every load first, then the weights while they are in flight, then the stores: one barrier.
+    uint run = outputs + 2u * uint(rx);
+    int runX = x0 - rx;
+    bool inside = runX >= 0 && runX + int(run) <= width; // uniform
+    VEC staged[kRunLoads];
+    [[unroll]] for (uint k = 0u; k < kRunLoads; ++k) {
+        int sx = runX + int(min(tid + k * kGroupSize, run - 1u));
+        if (!inside) sx = borderIndex(sx, width, pc.border);
+        staged[k] = sx < 0 ? constantColor() : fetch(sx, y, layer);
+    }
+    storeWeights(0u);
+    [[unroll]] for (uint k = 0u; k < kRunLoads; ++k) {
+        uint j = tid + k * kGroupSize;
+        if (j < run) sRun[j + j / 4u] = staged[k];
+    }
+    barrier();
+    uint c = tid * kOutputs;
+    if (c >= outputs || x0 + int(c) >= width) return;
+    uint b = 5u * tid; // value 4 tid
+    VEC acc[kOutputs];
+#define AT_RUN(i) sRun[b + (i) + ((i) >> 2u)]
+    FILTER_OUTPUTS(acc, 2u * uint(rx) + 1u, WEIGHT, AT_RUN)
+#undef AT_RUN
+    uint v = (uint(layer) * pc.extent.y + uint(y)) * uint(width) + uint(x0) + c;
+    [[unroll]] for (uint j = 0u; j < kOutputs; ++j) {
+        if (x0 + int(c + j) < width) values[v + j] = acc[j];
+    }
+}
+
+#else // VKFX_BLUR_PASS == 7
+
+// H at row y of the column starting at element `column` (outside the region: the border-mapped
+// row, or for Constant the colour, whose horizontal weights sum to 1).
+VEC loadH(uint column, int y, int height, int width)
+{
+    int sy = borderIndex(y, height, pc.border);
+    return sy < 0 ? constantColor() : values[column + uint(sy) * uint(width)];
+}
+
+// Invocation: lane = column, warp-sized block = kOutputs consecutive rows; workgroup: 32 columns
+// by 8 kOutputs rows. A subgroup's lanes read consecutive values of a row of H.
+void main()
+{
+    loadWeights(1u);
+    uint tid = gl_LocalInvocationIndex;
+    int width = int(pc.extent.x);
+    int height = int(pc.extent.y);
+    int x = int(gl_WorkGroupID.x * kColumnsPerGroup + tid % kColumnsPerGroup);
+    int row0 = int((gl_WorkGroupID.y * (kGroupSize / kColumnsPerGroup) + tid / kColumnsPerGroup) * kOutputs);
+    if (x >= width || row0 >= height) return;
+    uint layer = gl_WorkGroupID.z;
+    uint column = layer * pc.extent.y * uint(width) + uint(x);
+    int y0 = row0 - int(pc.radius.y); // the first output's first tap
+    uint taps = 2u * pc.radius.y + 1u;
+    VEC acc[kOutputs];
+    if (y0 >= 0 && y0 + int(taps + kOutputs - 1u) <= height) {
+#define AT_COLUMN(i) values[column + uint(y0 + int(i)) * uint(width)]
+        FILTER_OUTPUTS(acc, taps, WEIGHT, AT_COLUMN)
+#undef AT_COLUMN
+    } else {
+#define AT_BORDER(i) loadH(column, y0 + int(i), height, width)
+        FILTER_OUTPUTS(acc, taps, WEIGHT, AT_BORDER)
+#undef AT_BORDER
+    }
+    [[unroll]] for (uint j = 0u; j < kOutputs; ++j) {
+        if (row0 + int(j) < height) imageStore(dst, ivec3(pc.dstOffset + ivec2(x, row0 + int(j)), int(layer)), encode(acc[j]));
+    }
+}
+
+#endif
 
 #endif

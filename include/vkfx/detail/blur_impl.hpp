@@ -20,8 +20,9 @@ struct BlurFormat {
     bool extendedFormat;     // the qualifier needs StorageImageExtendedFormats
     const std::uint32_t* code;
     std::size_t bytes;
-    const std::uint32_t* gridCode[5]; // the Decimated method's passes 1-5 (blur_grid.comp)
-    std::size_t gridBytes[5];
+    // blur_grid.comp: the Decimated method's passes 1-5, the TwoPass method's passes 6 and 7
+    const std::uint32_t* gridCode[7];
+    std::size_t gridBytes[7];
     const std::uint32_t* tileCode; // small radii (blur_tile.comp)
     std::size_t tileBytes;
     // blur_tile.comp with 56 weights in 256 bytes of push constants (radii above 11, where the
@@ -33,11 +34,13 @@ struct BlurFormat {
 #define VKFX_BLUR_BLOB(v)                                                                          \
     spirv::blur_##v, sizeof(spirv::blur_##v),                                                      \
         {spirv::blur_grid_##v##_vertical, spirv::blur_grid_##v##_horizontal, spirv::blur_grid_##v##_interpolate, \
-         spirv::blur_grid_##v##_moments, spirv::blur_grid_##v##_vertical_moments},                  \
+         spirv::blur_grid_##v##_moments, spirv::blur_grid_##v##_vertical_moments,                   \
+         spirv::blur_grid_##v##_rows, spirv::blur_grid_##v##_columns},                             \
     {                                                                                              \
         sizeof(spirv::blur_grid_##v##_vertical), sizeof(spirv::blur_grid_##v##_horizontal),       \
             sizeof(spirv::blur_grid_##v##_interpolate), sizeof(spirv::blur_grid_##v##_moments),   \
-            sizeof(spirv::blur_grid_##v##_vertical_moments)                                        \
+            sizeof(spirv::blur_grid_##v##_vertical_moments), sizeof(spirv::blur_grid_##v##_rows),  \
+            sizeof(spirv::blur_grid_##v##_columns)                                                 \
     }                                                                                              \
     , spirv::blur_tile_##v, sizeof(spirv::blur_tile_##v), spirv::blur_tile_##v##_wide,           \
         sizeof(spirv::blur_tile_##v##_wide)
@@ -159,10 +162,10 @@ inline bool blurTileWide(const BlurFormat& fmt, std::uint32_t radius, std::uint3
 enum : std::uint32_t {
     kBlurBindingSource = 0,
     kBlurBindingDst = 1,
-    kBlurBindingScratch = 2, // the Decimated method only
+    kBlurBindingScratch = 2, // the Decimated and TwoPass methods only
 };
 
-// Push constants of shaders/blur/blur_grid.comp (both passes).
+// Push constants of shaders/blur/blur_grid.comp (every pass).
 struct BlurGridPush {
     float borderColor[4];
     std::int32_t srcOffset[2];
@@ -258,6 +261,53 @@ inline double gaussianSum(float sigma, std::uint32_t radius)
     double sum = 0.0;
     for (std::uint32_t i = radius; i >= 1; --i) sum += 2.0 * std::exp(-double(i) * double(i) / (2.0 * s * s));
     return sum + 1.0;
+}
+
+// The TwoPass method (blur_grid.comp passes 6 and 7): pass 6's workgroups make up to
+// kBlurRowMaxOutputs outputs of one row from a run of that many source texels and kMaxRadius each
+// side, staged in shared memory (value j at slot j + j / 4) beside the weight table; pass 7's
+// are 32 columns by 8 runs of kBlurColumnOutputs rows.
+constexpr std::uint32_t kBlurRowMaxOutputs = 1024;
+constexpr std::uint32_t kBlurColumnOutputs = 4; // blur_grid.comp's pass-7 kOutputs
+constexpr std::uint32_t kBlurColumnRows = 8 * kBlurColumnOutputs;
+inline std::uint32_t blurRowSharedBytes(std::uint32_t outputs, std::uint32_t vecBytes)
+{
+    const std::uint32_t run = outputs + 2 * Blurrer::kMaxRadius;
+    return (run + run / 4) * vecBytes + blurGridWeightBytes(Blurrer::kMaxRadius, 0);
+}
+// Pass 6's outputs per workgroup on a device of `sharedBytes`: kBlurRowMaxOutputs or the largest
+// half of it whose stage fits (256 fits 16 KiB).
+inline std::uint32_t blurRowOutputs(std::uint32_t sharedBytes, std::uint32_t vecBytes)
+{
+    std::uint32_t outputs = kBlurRowMaxOutputs;
+    while (outputs > 256 && blurRowSharedBytes(outputs, vecBytes) > sharedBytes) outputs /= 2;
+    return outputs;
+}
+
+// Where BlurMethod::Auto, given scratch, takes the TwoPass method instead of the walk (radii
+// the Tile method does not take): from this radius (the larger of the two) on.
+inline std::uint32_t blurTwoPassMinRadius(const BlurFormat& format)
+{
+    return format.slotBytes == 16 ? 20u : 32u;
+}
+
+struct BlurTwoPassLayout {
+    std::uint32_t rowOutputs = 0;    // pass 6: outputs per workgroup
+    std::uint32_t groups[2][2] = {}; // x and y workgroups of passes 6 and 7 (z: layers)
+    VkDeviceSize scratchBytes = 0;   // H: layers x height x width values, fp32
+};
+
+inline BlurTwoPassLayout blurTwoPassLayout(VkExtent2D extent, std::uint32_t layers, const BlurFormat& format,
+                                           std::uint32_t rowOutputs)
+{
+    BlurTwoPassLayout t;
+    t.rowOutputs = rowOutputs;
+    t.groups[0][0] = (extent.width + rowOutputs - 1) / rowOutputs;
+    t.groups[0][1] = extent.height;
+    t.groups[1][0] = (extent.width + kBlurGridColumns - 1) / kBlurGridColumns;
+    t.groups[1][1] = (extent.height + kBlurColumnRows - 1) / kBlurColumnRows;
+    t.scratchBytes = VkDeviceSize{layers} * extent.width * extent.height * blurGridVecBytes(format);
+    return t;
 }
 
 // How the Decimated method covers a region (see blur_grid.comp).
@@ -776,6 +826,7 @@ inline void Blurrer::swap(Blurrer& other) noexcept
     std::swap(m_gridStageVecs, other.m_gridStageVecs);
     std::swap(m_gridSmallPass2, other.m_gridSmallPass2);
     std::swap(m_gridSmallStageVecs, other.m_gridSmallStageVecs);
+    std::swap(m_rowOutputs, other.m_rowOutputs);
 }
 
 inline void Blurrer::destroy()
@@ -942,18 +993,20 @@ inline VkResult Blurrer::create(const Device& device, const BlurrerCreateInfo& i
     b.m_gridStageVecs = sharedBytes > pass2Fixed ? std::min(detail::kBlurGridStageBytes, sharedBytes - pass2Fixed) / vecBytes : 0;
     b.m_gridStageVecs = std::min(b.m_gridStageVecs, detail::kBlurGridStageValues);
     // blur_grid.comp's specialization constants: 0 sRGB, 1 shared words, 2 and 3 the weight
-    // table's largest radius and spacing.
+    // table's largest radius and spacing, 4 pass 7's rows per invocation.
     struct GridSpec {
         VkBool32 srgb;
         std::uint32_t shared;
         std::uint32_t tableRadius;
         std::uint32_t tableStep;
-    } gridSpec{spec.srgb, 0, Blurrer::kMaxDecimatedRadius, detail::kBlurGridMaxStep};
-    const VkSpecializationMapEntry gridEntries[4] = {{0, offsetof(GridSpec, srgb), sizeof(VkBool32)},
+        std::uint32_t columnOutputs;
+    } gridSpec{spec.srgb, 0, Blurrer::kMaxDecimatedRadius, detail::kBlurGridMaxStep, detail::kBlurColumnOutputs};
+    const VkSpecializationMapEntry gridEntries[5] = {{0, offsetof(GridSpec, srgb), sizeof(VkBool32)},
                                                      {1, offsetof(GridSpec, shared), sizeof(std::uint32_t)},
                                                      {2, offsetof(GridSpec, tableRadius), sizeof(std::uint32_t)},
-                                                     {3, offsetof(GridSpec, tableStep), sizeof(std::uint32_t)}};
-    const VkSpecializationInfo gridSpecInfo{4, gridEntries, sizeof(GridSpec), &gridSpec};
+                                                     {3, offsetof(GridSpec, tableStep), sizeof(std::uint32_t)},
+                                                     {4, offsetof(GridSpec, columnOutputs), sizeof(std::uint32_t)}};
+    const VkSpecializationInfo gridSpecInfo{5, gridEntries, sizeof(GridSpec), &gridSpec};
     const int gridPipelines = detail::blurMoments(device.properties().deviceType) ? 5 : 3;
     for (int pass = 0; pass < gridPipelines; ++pass) {
         gridSpec.shared = pass == 1 ? std::max(b.m_gridStageVecs, 1u) * (vecBytes / 4) : detail::kBlurGridSharedBytes / 4;
@@ -974,6 +1027,18 @@ inline VkResult Blurrer::create(const Device& device, const BlurrerCreateInfo& i
                                           b.m_gridPipelineLayout, &b.m_gridSmallPass2);
         if (r != VK_SUCCESS) return r;
     }
+    // The TwoPass method: a weight table of kMaxRadius (no padding); pass 6's stage as large as
+    // the device's shared memory takes (blurRowOutputs).
+    b.m_rowOutputs = detail::blurRowOutputs(sharedBytes, vecBytes);
+    gridSpec.tableRadius = kMaxRadius;
+    gridSpec.tableStep = 0;
+    for (int pass = 5; pass < 7; ++pass) {
+        const std::uint32_t run = b.m_rowOutputs + 2 * kMaxRadius;
+        gridSpec.shared = pass == 5 ? (run + run / 4) * (vecBytes / 4) : 1;
+        r = detail::createComputePipeline(device, fn, fmt->gridCode[pass], fmt->gridBytes[pass], &gridSpecInfo,
+                                          b.m_gridPipelineLayout, &b.m_gridPasses[pass]);
+        if (r != VK_SUCCESS) return r;
+    }
     *blurrer = std::move(b);
     return VK_SUCCESS;
 }
@@ -987,6 +1052,7 @@ struct Blurrer::Plan {
     std::uint32_t radius[2] = {};
     float scale[2] = {};
     bool decimated = false;
+    bool twoPass = false;
     // Direct
     detail::BlurLayout layout;
     VkPipeline pipeline = VK_NULL_HANDLE;
@@ -996,6 +1062,10 @@ struct Blurrer::Plan {
     detail::BlurGridLayout grid;
     float norm[2] = {};
     VkPipeline gridPass2 = VK_NULL_HANDLE; // pass 2's pipeline (the small-kernel one or the general one)
+    // TwoPass
+    detail::BlurTwoPassLayout twoPassLayout;
+    // The scratch the method takes (Decimated, TwoPass; else 0).
+    VkDeviceSize scratchBytes() const { return decimated ? grid.scratchBytes : twoPass ? twoPassLayout.scratchBytes : 0; }
 };
 
 inline VkResult Blurrer::plan(const BlurInfo& info, const char* fn, bool withScratch, Plan* out) const
@@ -1115,6 +1185,9 @@ inline VkResult Blurrer::plan(const BlurInfo& info, const char* fn, bool withScr
         break;
     case BlurMethod::Direct:
         break;
+    case BlurMethod::TwoPass:
+        p.twoPass = true;
+        break;
     case BlurMethod::Decimated:
         if (info.filter != BlurFilter::Gaussian) {
             return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: the Decimated method blurs Gaussians only", fn);
@@ -1130,7 +1203,7 @@ inline VkResult Blurrer::plan(const BlurInfo& info, const char* fn, bool withScr
         if (p.radius[a] > limit) {
             return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: radius%c above the %s method's maximum of %u (a "
                             "Gaussian's radius is ceil(3 sigma))", fn, a == 0 ? 'X' : 'Y',
-                            p.decimated ? "Decimated" : "Direct", limit);
+                            p.decimated ? "Decimated" : p.twoPass ? "TwoPass" : "Direct", limit);
         }
     }
     const VkPhysicalDeviceLimits& limits = dev.properties().limits;
@@ -1138,7 +1211,9 @@ inline VkResult Blurrer::plan(const BlurInfo& info, const char* fn, bool withScr
         return x <= limits.maxComputeWorkGroupCount[0] && y <= limits.maxComputeWorkGroupCount[1];
     };
     bool groupsFit = true;
-    if (!p.decimated) {
+    const detail::BlurFormat& fmt = *detail::findBlurFormat(m_info.format);
+    bool autoTwoPass = false; // Auto chose TwoPass for speed; the walk can take over
+    if (!p.decimated && !p.twoPass) {
         // The Tile method where it has a pipeline for the radius (the same on both axes) and the
         // region fits its push constants, else the walk.
         const std::uint32_t tileRadius = p.radius[0];
@@ -1148,7 +1223,6 @@ inline VkResult Blurrer::plan(const BlurInfo& info, const char* fn, bool withScr
                                     : VK_NULL_HANDLE;
         if (tile) {
             // The shape create() built the pipeline with.
-            const detail::BlurFormat& fmt = *detail::findBlurFormat(m_info.format);
             const detail::BlurTileShape shape{m_tileWidths[tileRadius - 1], m_tileHeights[tileRadius - 1]};
             p.pipeline = tile;
             p.tile = true;
@@ -1159,6 +1233,8 @@ inline VkResult Blurrer::plan(const BlurInfo& info, const char* fn, bool withScr
             p.layout.segment = detail::blurTilesPerGroup(fmt, extent, p.layers, shape);
             const std::uint32_t groupRows = shape.height * p.layout.segment;
             p.layout.groupsY = (extent.height + groupRows - 1) / groupRows;
+        } else if (info.method == BlurMethod::Auto && withScratch && maxRadius >= detail::blurTwoPassMinRadius(fmt)) {
+            p.twoPass = autoTwoPass = true;
         } else {
             // The smallest shared-memory budget whose shape makes at least kGoodStep outputs per
             // step (else the shape that makes the most). Measured on an H200 (RGBA8, 3840x2160):
@@ -1169,7 +1245,7 @@ inline VkResult Blurrer::plan(const BlurInfo& info, const char* fn, bool withScr
             // with 48 KiB, which radius 8 needs (335 against 425). (RGBA32F has the same slots;
             // not measured.)
             constexpr std::uint32_t kGoodStep = 512;
-            const bool padRows = detail::blurPadsRows(*detail::findBlurFormat(m_info.format));
+            const bool padRows = detail::blurPadsRows(fmt);
             const bool smallest = m_info.format == VK_FORMAT_R16G16B16A16_SFLOAT && maxRadius <= 4;
             for (std::uint32_t i = 0; i < kBudgets && m_pipelines[i]; ++i) {
                 detail::BlurLayout c = detail::blurLayout(extent, p.layers, p.radius[0], p.radius[1], m_sharedTexels[i],
@@ -1189,19 +1265,38 @@ inline VkResult Blurrer::plan(const BlurInfo& info, const char* fn, bool withScr
                 }
             }
         }
-        if (p.layout.strip == 0) {
+        if (p.layout.strip == 0 && !p.twoPass) {
             return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: radii %u, %u do not fit the device's shared memory", fn,
                             p.radius[0], p.radius[1]);
         }
         groupsFit = fits(p.layout.groupsX, p.layout.groupsY);
-    } else {
+    }
+    if (p.twoPass) {
+        // Weights exp(scale k^2) * norm: a box's scale is 0 and its norm 1 / (2 r + 1).
+        for (int a = 0; a < 2; ++a) {
+            p.norm[a] = info.filter == BlurFilter::Box ? static_cast<float>(1.0 / (2.0 * p.radius[a] + 1.0))
+                                                        : static_cast<float>(1.0 / detail::gaussianSum(sigma[a], p.radius[a]));
+        }
+        p.twoPassLayout = detail::blurTwoPassLayout(extent, p.layers, fmt, m_rowOutputs);
+        if (p.twoPassLayout.scratchBytes > limits.maxStorageBufferRange) {
+            if (autoTwoPass) {
+                BlurInfo direct = info;
+                direct.method = BlurMethod::Direct;
+                return plan(direct, fn, false, out);
+            }
+            return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: the TwoPass method needs %llu bytes of scratch for "
+                            "this region, above the device's maxStorageBufferRange", fn,
+                            static_cast<unsigned long long>(p.twoPassLayout.scratchBytes));
+        }
+        groupsFit = fits(p.twoPassLayout.groups[0][0], p.twoPassLayout.groups[0][1]) &&
+                    fits(p.twoPassLayout.groups[1][0], p.twoPassLayout.groups[1][1]);
+    } else if (p.decimated) {
         for (int a = 0; a < 2; ++a) p.norm[a] = static_cast<float>(1.0 / detail::gaussianSum(sigma[a], p.radius[a]));
         // Pass 2's small-kernel pipeline where the horizontal spacing is small (see kBlurGridSmallMaxSpacing).
         const bool small = m_gridSmallPass2 && p.radius[0] <= detail::kBlurGridSmallRadius &&
                            detail::blurGridStep(sigma[0], p.radius[0]) <= detail::kBlurGridSmallMaxSpacing;
         p.gridPass2 = small ? m_gridSmallPass2 : m_gridPasses[1];
-        p.grid = detail::blurGridLayout(extent, p.layers, p.radius[0], p.radius[1], sigma[0], sigma[1],
-                                        *detail::findBlurFormat(m_info.format),
+        p.grid = detail::blurGridLayout(extent, p.layers, p.radius[0], p.radius[1], sigma[0], sigma[1], fmt,
                                         small ? m_gridSmallStageVecs : m_gridStageVecs, m_gridPasses[3] != VK_NULL_HANDLE,
                                         limits.maxStorageBufferRange);
         if (p.grid.scratchBytes > limits.maxStorageBufferRange && autoDecimated) {
@@ -1230,8 +1325,8 @@ inline ScratchRequirements Blurrer::scratchRequirements(const BlurInfo& info) co
     ScratchRequirements req;
     if (!m_device) return req;
     Plan p;
-    if (plan(info, "vkfx::Blurrer::scratchRequirements", true, &p) != VK_SUCCESS || !p.decimated) return req;
-    req.size = p.grid.scratchBytes;
+    if (plan(info, "vkfx::Blurrer::scratchRequirements", true, &p) != VK_SUCCESS || p.scratchBytes() == 0) return req;
+    req.size = p.scratchBytes();
     req.alignment = detail::storageBufferAlignment(*m_device);
     return req;
 }
@@ -1245,11 +1340,13 @@ inline VkResult Blurrer::record(VkCommandBuffer cmd, const BlurInfo& info) const
     Plan p;
     VkResult r = plan(info, fn, info.scratchBuffer != VK_NULL_HANDLE, &p);
     if (r != VK_SUCCESS) return r;
-    VkDescriptorBufferInfo scratch{info.scratchBuffer, info.scratchOffset, p.grid.scratchBytes};
-    if (p.decimated) {
+    const VkDeviceSize scratchBytes = p.scratchBytes();
+    VkDescriptorBufferInfo scratch{info.scratchBuffer, info.scratchOffset, scratchBytes};
+    if (scratchBytes != 0) {
         if (!info.scratchBuffer) {
-            return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: the Decimated method needs scratchBuffer (%llu bytes: "
-                            "scratchRequirements())", fn, static_cast<unsigned long long>(p.grid.scratchBytes));
+            return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: the %s method needs scratchBuffer (%llu bytes: "
+                            "scratchRequirements())", fn, p.decimated ? "Decimated" : "TwoPass",
+                            static_cast<unsigned long long>(scratchBytes));
         }
         const VkDeviceSize alignment = detail::storageBufferAlignment(dev);
         if (info.scratchOffset % alignment != 0) {
@@ -1257,10 +1354,10 @@ inline VkResult Blurrer::record(VkCommandBuffer cmd, const BlurInfo& info) const
                             static_cast<unsigned long long>(info.scratchOffset),
                             static_cast<unsigned long long>(alignment));
         }
-        if (info.scratchSize != VK_WHOLE_SIZE && info.scratchSize < p.grid.scratchBytes) {
+        if (info.scratchSize != VK_WHOLE_SIZE && info.scratchSize < scratchBytes) {
             return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: scratchSize %llu is below the %llu bytes this blur "
                             "needs", fn, static_cast<unsigned long long>(info.scratchSize),
-                            static_cast<unsigned long long>(p.grid.scratchBytes));
+                            static_cast<unsigned long long>(scratchBytes));
         }
     }
 
@@ -1294,7 +1391,7 @@ inline VkResult Blurrer::record(VkCommandBuffer cmd, const BlurInfo& info) const
         push.border = static_cast<std::uint32_t>(info.border);
         for (int c = 0; c < 4; ++c) push.borderColor[c] = info.borderColor[c];
     };
-    if (!p.decimated) {
+    if (scratchBytes == 0) {
         f.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline);
         f.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, m_pipelineLayout, 0, 2, writes);
         if (p.tile) {
@@ -1335,28 +1432,45 @@ inline VkResult Blurrer::record(VkCommandBuffer cmd, const BlurInfo& info) const
         return VK_SUCCESS;
     }
 
-    const detail::BlurGridLayout& g = p.grid;
+    // The scratch: earlier records' reads and writes of it done before this one writes it.
     VkBufferMemoryBarrier barrier{};
     barrier.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER;
     barrier.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
     barrier.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
     barrier.buffer = info.scratchBuffer;
     barrier.offset = info.scratchOffset;
-    barrier.size = g.scratchBytes;
+    barrier.size = scratchBytes;
     barrier.srcAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
     barrier.dstAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
     f.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 0,
                            nullptr, 1, &barrier, 0, nullptr);
-    f.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, g.moments ? m_gridPasses[3] : m_gridPasses[0]);
-    f.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, m_gridPipelineLayout, 0, 3, writes);
     detail::BlurGridPush push{};
     region(push);
     for (int a = 0; a < 2; ++a) {
         push.radius[a] = p.radius[a];
         push.weightScale[a] = p.scale[a];
         push.weightNorm[a] = p.norm[a];
-        push.grid[a] = g.step[a];
     }
+    if (p.twoPass) {
+        // Pass 6 writes H, pass 7 reads it (push.grid 0: weight tables without padding).
+        const detail::BlurTwoPassLayout& t = p.twoPassLayout;
+        push.outRows = t.rowOutputs;
+        f.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, m_gridPasses[5]);
+        f.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, m_gridPipelineLayout, 0, 3, writes);
+        f.vkCmdPushConstants(cmd, m_gridPipelineLayout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
+        f.vkCmdDispatch(cmd, t.groups[0][0], t.groups[0][1], p.layers);
+        barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+        barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT;
+        f.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 0,
+                               nullptr, 1, &barrier, 0, nullptr);
+        f.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, m_gridPasses[6]);
+        f.vkCmdDispatch(cmd, t.groups[1][0], t.groups[1][1], p.layers);
+        return VK_SUCCESS;
+    }
+    const detail::BlurGridLayout& g = p.grid;
+    f.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, g.moments ? m_gridPasses[3] : m_gridPasses[0]);
+    f.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, m_gridPipelineLayout, 0, 3, writes);
+    for (int a = 0; a < 2; ++a) push.grid[a] = g.step[a];
     push.gridCols = g.gridCols;
     push.gridRows = g.gridRows;
     push.gridOffset = g.gridOffset;
