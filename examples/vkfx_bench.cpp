@@ -28,7 +28,7 @@
 // --radii 3,5,7: the Auto rows at those radii instead (and no rows that force a method);
 // --methods auto,direct,decimated,twopass (with --radii): the rows of those methods at them.
 // --quick: only 256x256 R8G8B8A8_UNORM at r = 1, 8, 32 (Auto) and 64 (Decimated), R32_SFLOAT at
-// r = 8 and R32G32B32A32_SFLOAT at r = 4.
+// r = 8 and R32G32B32A32_SFLOAT at r = 4 and 24 (Auto: the TwoPass method).
 //
 // Sort (`vkfx-bench sort`). vkfx::Sorter::record of n = 2^16 .. 2^28 uint32 and float32 keys,
 // alone and with 32-bit values, on both paths (Onesweep, reduce-then-scan), plus recordIndirect
@@ -529,7 +529,7 @@ std::size_t blurKernelIndex(const Format &f) {
 }
 
 // The full run's rows, or --quick's (256x256 RGBA8 at r = 1, 8, 32 and 64, R32F at r = 8, RGBA32F
-// at r = 4: seconds on lavapipe).
+// at r = 4 and 24: seconds on lavapipe).
 std::vector<BlurCase> allBlurCases(bool quick, const std::vector<std::uint32_t> &radii,
                                    const std::vector<vkfx::BlurMethod> &methods) {
     std::vector<BlurCase> cases;
@@ -551,6 +551,7 @@ std::vector<BlurCase> allBlurCases(bool quick, const std::vector<std::uint32_t> 
         add(kRgba8, "rgba8", 256, 256, 64, M::Decimated);
         add(kR32f, "r32f", 256, 256, 8);
         add(kRgba32f, "rgba32f", 256, 256, 4);
+        add(kRgba32f, "rgba32f", 256, 256, 24);
         return cases;
     }
     const std::pair<Format, const char *> formats[] = {
