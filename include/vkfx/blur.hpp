@@ -313,13 +313,12 @@ public:
     // answers for a record that is given scratch: a non-zero size means Auto takes the Decimated
     // or TwoPass method once info.scratchBuffer is set. TwoPass: 16 bytes (4 for one-channel
     // formats) per texel of the region and layer. Decimated: the size grows with the region and
-    // layers and
-    // shrinks as sigmaY grows: about 16 bytes (4 channels; 4 for 1) per texel of the region and
-    // layer divided by the vertical grid spacing, max(1, floor(sigmaY / 3)) (1 where radiusY is
-    // below floor(3 sigmaY)); where the vertical blur takes its moments form (GPUs, spacing 18 or
-    // more, where that scratch fits maxStorageBufferRange) 7 times that plus 6 n values (16 or 4
-    // bytes) per column of the region and layer, n = (2 radiusY + 1) / spacing, about 18
-    // (3840x2160 RGBA8 at sigma 64: 52.2 MB instead of 6.8).
+    // layers and shrinks as sigmaY grows: about 16 bytes (4 channels; 4 for 1) per texel of the
+    // region and layer divided by the vertical grid spacing, max(1, floor(sigmaY / 3)) (1 where
+    // radiusY is below floor(3 sigmaY)); where the vertical blur takes its moments form (GPUs,
+    // spacing 18 or more, where that scratch fits maxStorageBufferRange) 7 times that plus 6 n
+    // values (16 or 4 bytes) per column of the region and layer, n = (2 radiusY + 1) / spacing,
+    // about 18 (3840x2160 RGBA8 at sigma 64: 52.2 MB instead of 6.8).
     // alignment: the storage-buffer offset alignment (0 with size 0).
     // All zero, with no reason, when the Blurrer is not created.
     ScratchRequirements scratchRequirements(const BlurInfo& info) const;
@@ -330,9 +329,10 @@ public:
     // vkCmdBindPipeline, vkCmdPushDescriptorSetKHR (set 0), vkCmdPushConstants and one
     // vkCmdDispatch (Direct), or two (TwoPass) or three or four (Decimated) dispatches with a
     // COMPUTE -> COMPUTE barrier on the scratch range before each (the first so that records
-    // sharing scratch follow each other); no barrier on the images. It disturbs the compute pipeline binding, push descriptor
-    // set 0 and push constants. Synchronization before and after is the caller's: the source must
-    // be in info.sourceLayout and visible to COMPUTE_SHADER / SHADER_SAMPLED_READ; the destination
+    // sharing scratch follow each other); no barrier on the images. It disturbs the compute
+    // pipeline binding, push descriptor set 0 and push constants. Synchronization before and
+    // after is the caller's: the source must be in info.sourceLayout and visible to
+    // COMPUTE_SHADER / SHADER_SAMPLED_READ; the destination
     // must be in VK_IMAGE_LAYOUT_GENERAL, earlier accesses to it finished before COMPUTE_SHADER;
     // afterwards its region is written by COMPUTE_SHADER / SHADER_STORAGE_WRITE (texels outside
     // the region are not touched). The TwoPass and Decimated methods' barriers cover only the

@@ -676,9 +676,9 @@ layout(constant_id = 4) const uint kOutputs = 4u;
 
 #if VKFX_BLUR_PASS == 6
 
-// The row segment's source texels (pc.outRows outputs and rx each side), value j at slot j + j / 4:
-// an invocation's window starts 4 values after its neighbour's, and the padding makes that 5
-// slots, so that a subgroup's reads take distinct banks.
+// The row segment's source texels (pc.outRows outputs and rx each side), value j at slot
+// j + j / 4: an invocation's window starts 4 values after its neighbour's, and the padding makes
+// that 5 slots, so that a subgroup's reads take distinct banks.
 shared VEC sRun[kSharedWords / uint(VKFX_CHANNELS)];
 // Source texels each invocation stages: the run is at most kRunLoads x 256 (the host's
 // kBlurRowMaxOutputs + 2 kMaxRadius).
@@ -759,7 +759,8 @@ void main()
 #undef AT_BORDER
     }
     [[unroll]] for (uint j = 0u; j < kOutputs; ++j) {
-        if (row0 + int(j) < height) imageStore(dst, ivec3(pc.dstOffset + ivec2(x, row0 + int(j)), int(layer)), encode(acc[j]));
+        int y = row0 + int(j);
+        if (y < height) imageStore(dst, ivec3(pc.dstOffset + ivec2(x, y), int(layer)), encode(acc[j]));
     }
 }
 
