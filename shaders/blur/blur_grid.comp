@@ -186,12 +186,8 @@ void splitRange(int span, uint splits, uint split, out int begin, out int end)
 
 #if VKFX_BLUR_PASS == 1 || VKFX_BLUR_PASS == 2 || VKFX_BLUR_PASS == 6 || VKFX_BLUR_PASS == 7
 
-// Grid points per invocation: 4 consecutive grid rows (pass 1) or columns (pass 2), whose tap
-// windows overlap: one read of a tap serves all 4.
-const uint kPointsPerInvocation = 4u;
-
 // The weights of one axis, padded with 3 k zeros each side: sWeight[u] is the weight of tap
-// u - 3 k (0 .. 2 r), 0 outside, for u in 0 .. 2 r + 6 k.
+// u - 3 k (0 .. 2 r), 0 outside, for u in 0 .. 2 r + 6 k (k = pc.grid; 0 in passes 6 and 7).
 shared float sWeight[2u * kTableRadius + 1u + 6u * kTableStep];
 
 // sWeight for an axis; the caller's barrier makes it visible.
@@ -211,6 +207,14 @@ void loadWeights(uint axis)
     storeWeights(axis);
     barrier();
 }
+
+#endif
+
+#if VKFX_BLUR_PASS == 1 || VKFX_BLUR_PASS == 2
+
+// Grid points per invocation: 4 consecutive grid rows (pass 1) or columns (pass 2), whose tap
+// windows overlap: one read of a tap serves all 4.
+const uint kPointsPerInvocation = 4u;
 
 // acc[m] += the weight of tap t of point m (taps start k apart) times v.
 #define VKFX_ACCUMULATE(acc, t, k, v)                                                            \

@@ -17,6 +17,13 @@ const bool kWindowTail = false;
 #else
 const bool kWindowTail = true;
 #endif
+// Tap i0 + u (u a constant): the window's newest texel loaded, its weight applied to every output.
+#define WINDOW_TAP(acc, weight, at, i0, u)                                                         \
+    {                                                                                              \
+        win[((u) + kOutputs - 1u) % kOutputs] = at((i0) + (u) + kOutputs - 1u);                    \
+        float w = weight((i0) + (u));                                                              \
+        [[unroll]] for (uint j = 0u; j < kOutputs; ++j) acc[j] += w * win[((u) + j) % kOutputs];   \
+    }
 #define FILTER_OUTPUTS(acc, taps, weight, at)                                                      \
     {                                                                                              \
         [[unroll]] for (uint j = 0u; j < kOutputs; ++j) acc[j] = VEC(0.0);                         \
@@ -24,21 +31,11 @@ const bool kWindowTail = true;
         [[unroll]] for (uint j = 0u; j + 1u < kOutputs; ++j) win[j] = at(j);                      \
         uint i0 = 0u;                                                                              \
         for (; i0 + kOutputs <= taps; i0 += kOutputs) {                                            \
-            [[unroll]] for (uint u = 0u; u < kOutputs; ++u) {                                      \
-                win[(u + kOutputs - 1u) % kOutputs] = at(i0 + u + kOutputs - 1u);                  \
-                float w = weight(i0 + u);                                                          \
-                [[unroll]] for (uint j = 0u; j < kOutputs; ++j)                                    \
-                    acc[j] += w * win[(u + j) % kOutputs];                                         \
-            }                                                                                      \
+            [[unroll]] for (uint u = 0u; u < kOutputs; ++u) WINDOW_TAP(acc, weight, at, i0, u)     \
         }                                                                                          \
         if (kWindowTail) {                                                                         \
             [[unroll]] for (uint u = 0u; u + 1u < kOutputs; ++u) {                                 \
-                if (i0 + u < taps) {                                                               \
-                    win[(u + kOutputs - 1u) % kOutputs] = at(i0 + u + kOutputs - 1u);              \
-                    float w = weight(i0 + u);                                                      \
-                    [[unroll]] for (uint j = 0u; j < kOutputs; ++j)                                \
-                        acc[j] += w * win[(u + j) % kOutputs];                                     \
-                }                                                                                  \
+                if (i0 + u < taps) WINDOW_TAP(acc, weight, at, i0, u)                              \
             }                                                                                      \
         } else {                                                                                   \
             for (uint i = i0; i < taps; ++i) {                                                     \

@@ -270,10 +270,15 @@ inline double gaussianSum(float sigma, std::uint32_t radius)
 constexpr std::uint32_t kBlurRowMaxOutputs = 1024;
 constexpr std::uint32_t kBlurColumnOutputs = 4; // blur_grid.comp's pass-7 kOutputs
 constexpr std::uint32_t kBlurColumnRows = 8 * kBlurColumnOutputs;
-inline std::uint32_t blurRowSharedBytes(std::uint32_t outputs, std::uint32_t vecBytes)
+// Pass 6's shared-memory slots for a run of `outputs` and kMaxRadius each side.
+constexpr std::uint32_t blurRowSlots(std::uint32_t outputs)
 {
     const std::uint32_t run = outputs + 2 * Blurrer::kMaxRadius;
-    return (run + run / 4) * vecBytes + blurGridWeightBytes(Blurrer::kMaxRadius, 0);
+    return run + run / 4;
+}
+inline std::uint32_t blurRowSharedBytes(std::uint32_t outputs, std::uint32_t vecBytes)
+{
+    return blurRowSlots(outputs) * vecBytes + blurGridWeightBytes(Blurrer::kMaxRadius, 0);
 }
 // Pass 6's outputs per workgroup on a device of `sharedBytes`: kBlurRowMaxOutputs or the largest
 // half of it whose stage fits (256 fits 16 KiB).
@@ -1033,8 +1038,7 @@ inline VkResult Blurrer::create(const Device& device, const BlurrerCreateInfo& i
     gridSpec.tableRadius = kMaxRadius;
     gridSpec.tableStep = 0;
     for (int pass = 5; pass < 7; ++pass) {
-        const std::uint32_t run = b.m_rowOutputs + 2 * kMaxRadius;
-        gridSpec.shared = pass == 5 ? (run + run / 4) * (vecBytes / 4) : 1;
+        gridSpec.shared = pass == 5 ? detail::blurRowSlots(b.m_rowOutputs) * (vecBytes / 4) : 1;
         r = detail::createComputePipeline(device, fn, fmt->gridCode[pass], fmt->gridBytes[pass], &gridSpecInfo,
                                           b.m_gridPipelineLayout, &b.m_gridPasses[pass]);
         if (r != VK_SUCCESS) return r;
