@@ -1614,9 +1614,9 @@ VkResult Runner::blurrer(VkFormat format, const vkfx::Blurrer **out) {
     return VK_SUCCESS;
 }
 
-// `method`: set to the method the record took, "direct", "decimated" or "twopass" (Auto takes
-// Decimated or TwoPass where given scratch, which the bench gives wherever scratchRequirements
-// asks for it; TwoPass's scratch is what the record asks for with the method forced).
+// `method`: set to the method the record took (Blurrer::methodFor), "direct", "decimated" or
+// "twopass" (Auto takes Decimated or TwoPass where given scratch, which the bench gives wherever
+// scratchRequirements asks for it).
 Timing Runner::measureBlurVkfx(const BlurCase &c, const TestImage &src, const TestImage &dst,
                                std::string *method) {
     const vkfx::Blurrer *blur = nullptr;
@@ -1650,19 +1650,21 @@ Timing Runner::measureBlurVkfx(const BlurCase &c, const TestImage &src, const Te
                         .method = c.method};
     Buffer scratch;
     const vkfx::ScratchRequirements req = blur->scratchRequirements(info);
-    if (req.size == 0) {
-        *method = "direct";
-    } else {
-        vkfx::BlurInfo forced = info;
-        forced.method = vkfx::BlurMethod::TwoPass;
-        *method = blur->scratchRequirements(forced).size == req.size ? "twopass" : "decimated";
-    }
     if (req.size > 0) {
         r = createBuffer(m_gpu, req.size, req.usage, &scratch);
         if (r != VK_SUCCESS)
             return vkfxFailure(r);
         info.scratchBuffer = scratch.buffer;
     }
+    vkfx::BlurMethod taken{};
+    r = blur->methodFor(info, &taken);
+    if (r != VK_SUCCESS) {
+        destroyBuffer(m_gpu, scratch);
+        return vkfxFailure(r);
+    }
+    *method = taken == vkfx::BlurMethod::Decimated ? "decimated"
+              : taken == vkfx::BlurMethod::TwoPass ? "twopass"
+                                                   : "direct";
     Method m;
     m.prologue = [&](VkCommandBuffer cmd) { heat(cmd); };
     m.work = [&](VkCommandBuffer cmd) { return blur->record(cmd, info) == VK_SUCCESS; };

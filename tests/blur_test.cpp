@@ -358,13 +358,11 @@ class Job {
                 return ::testing::AssertionFailure() << "creating the scratch buffer failed";
             std::memset(m_scratch.data(), 0xFF, req.size); // NaNs: a partial read before it is written shows
             m_scratch.flush();
-            // Whether the Decimated method may run (its bound then applies): forced, or Auto
-            // asking for other scratch than the TwoPass method's.
-            vkfx::BlurInfo twoPass = info();
-            twoPass.method = vkfx::BlurMethod::TwoPass;
-            m_decimated = m_case.method == vkfx::BlurMethod::Decimated ||
-                          (m_case.method == vkfx::BlurMethod::Auto &&
-                           blur->scratchRequirements(twoPass).size != req.size);
+            // Whether the Decimated method runs (its bound then applies).
+            vkfx::BlurMethod method{};
+            if (blur->methodFor(info(), &method) != VK_SUCCESS)
+                return ::testing::AssertionFailure() << "methodFor() failed: " << vkfx::lastError();
+            m_decimated = method == vkfx::BlurMethod::Decimated;
         }
         std::mt19937_64 rng(m_case.seed * 7919 + 17);
         m_poison = makePoison(m_format, rng);
@@ -480,7 +478,7 @@ class Job {
     const FormatInfo &m_format;
     Image m_srcImage, m_dstImage;
     Buffer m_scratch;
-    bool m_decimated = false; // the Decimated method may run: its bound applies
+    bool m_decimated = false; // the Decimated method runs: its bound applies
     vkfx::BlurTarget m_source, m_destination;
     std::vector<std::vector<std::uint8_t>> m_content;
     Poison m_poison;
@@ -1385,6 +1383,65 @@ TEST_F(BlurTest, TwoPassRegionAtOddOffsetsAndLayersMatchReference) {
     runCase(c);
 }
 
+// methodFor names the method a record of the BlurInfo takes: Auto resolved with and without
+// scratch, and the forced methods; the records it refuses, record() refuses too (BlurBadInput).
+TEST_F(BlurTest, MethodForNamesTheMethodARecordTakes) {
+    const vkfx::Blurrer *blur = cachedBlurrer(VK_FORMAT_R8G8B8A8_UNORM);
+    ASSERT_NE(blur, nullptr);
+    BlurCase c;
+    c.extent = {53, 47};
+    Job job(c);
+    ASSERT_TRUE(job.create());
+    Buffer scratch;
+    ASSERT_EQ(scratch.create(8u << 20, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT), VK_SUCCESS);
+    using M = vkfx::BlurMethod;
+    // The method methodFor names for the job's info after `edit`, with scratch or not; nullopt
+    // where it fails.
+    auto methodOf = [&](bool withScratch, const std::function<void(vkfx::BlurInfo &)> &edit) {
+        vkfx::BlurInfo i = job.info();
+        i.scratchBuffer = withScratch ? scratch.handle() : VK_NULL_HANDLE;
+        edit(i);
+        M m{};
+        return blur->methodFor(i, &m) == VK_SUCCESS ? std::optional<M>(m) : std::nullopt;
+    };
+    auto gaussian = [](float sigma, M method = M::Auto) {
+        return [=](vkfx::BlurInfo &i) {
+            i.filter = BlurFilter::Gaussian;
+            i.sigmaX = i.sigmaY = sigma;
+            i.radiusX = i.radiusY = 0;
+            i.method = method;
+        };
+    };
+    auto box = [](std::uint32_t radius, M method = M::Auto) {
+        return [=](vkfx::BlurInfo &i) {
+            i.filter = BlurFilter::Box;
+            i.radiusX = i.radiusY = radius;
+            i.method = method;
+        };
+    };
+    EXPECT_EQ(methodOf(true, gaussian(7.0f)), M::Decimated); // spacing 2, 8-bit channels
+    EXPECT_EQ(methodOf(false, gaussian(7.0f)), M::Direct);
+    EXPECT_EQ(methodOf(true, gaussian(4.0f)), M::Direct);      // spacing 1
+    EXPECT_EQ(methodOf(true, gaussian(50.0f)), M::Decimated);  // radius 150 > kMaxRadius
+    EXPECT_EQ(methodOf(false, gaussian(50.0f)), std::nullopt); // ... which needs scratch
+    EXPECT_EQ(methodOf(true, gaussian(7.0f, M::Direct)), M::Direct);
+    EXPECT_EQ(methodOf(true, gaussian(2.0f, M::Decimated)), M::Decimated);
+    EXPECT_EQ(methodOf(true, box(100)), M::TwoPass);
+    EXPECT_EQ(methodOf(false, box(100)), M::Direct);
+    EXPECT_EQ(methodOf(true, box(3, M::TwoPass)), M::TwoPass);
+    EXPECT_EQ(methodOf(false, box(3, M::TwoPass)), std::nullopt);
+    EXPECT_EQ(methodOf(true,
+                       [&](vkfx::BlurInfo &i) {
+                           box(100)(i);
+                           i.scratchSize = 53u * 47u * 16u - 4u; // below TwoPass's scratch
+                       }),
+              std::nullopt);
+    EXPECT_EQ(methodOf(true, box(129, M::TwoPass)), std::nullopt);
+    M m{};
+    EXPECT_EQ(blur->methodFor(job.info(), nullptr), VK_ERROR_VALIDATION_FAILED_EXT);
+    EXPECT_EQ(vkfx::Blurrer().methodFor(job.info(), &m), VK_ERROR_VALIDATION_FAILED_EXT);
+}
+
 // With scratch, Auto takes the TwoPass method (exact: checked without slack) for radii that have
 // no tile and are at least detail::blurTwoPassMinRadius, Gaussians that are not decimated and
 // boxes; the walk below it, without scratch, or with Direct forced.
@@ -1619,8 +1676,15 @@ class BlurBadInput : public GpuTest {
         m_job->verify(staging, false);
     }
 
+    // record(info) fails, recording nothing, and so does methodFor(info), leaving its output alone.
     void expectInfoFails(const vkfx::BlurInfo &info) {
         expectRecordFails(VK_ERROR_VALIDATION_FAILED_EXT, [&](VkCommandBuffer cmd) { return m_blur->record(cmd, info); });
+        const std::string before = freshLastError();
+        constexpr auto kUntouched = static_cast<vkfx::BlurMethod>(77);
+        vkfx::BlurMethod method = kUntouched;
+        EXPECT_EQ(m_blur->methodFor(info, &method), VK_ERROR_VALIDATION_FAILED_EXT);
+        EXPECT_TRUE(isFreshReason(before));
+        EXPECT_EQ(method, kUntouched);
     }
 
     // Records of `i` (a method that takes scratch, named `method` in the reason) fail without

@@ -323,6 +323,13 @@ public:
     // All zero, with no reason, when the Blurrer is not created.
     ScratchRequirements scratchRequirements(const BlurInfo& info) const;
 
+    // The method record(info) takes: BlurMethod::Auto resolved as record() resolves it, for a
+    // record with or without scratch as info.scratchBuffer says (Direct, Decimated or TwoPass).
+    // VK_SUCCESS where record(cmd, info) would record, else record()'s error for info (reason in
+    // lastError()) and *method untouched; VK_ERROR_VALIDATION_FAILED_EXT for a null method. It
+    // records and allocates nothing and calls no Vulkan function.
+    VkResult methodFor(const BlurInfo& info, BlurMethod* method) const;
+
     // Records the blur described by `info` for every layer of the targets.
     //
     // Appends to `cmd` (a compute-capable command buffer in the recording state):
@@ -355,6 +362,8 @@ private:
     void swap(Blurrer& other) noexcept;
     // withScratch: the caller gives scratch (Auto may then take the Decimated or TwoPass method).
     VkResult plan(const BlurInfo& info, const char* fn, bool withScratch, Plan* out) const;
+    // record()'s checks of info's scratch range against what plan `p` needs.
+    VkResult checkScratch(const BlurInfo& info, const Plan& p, const char* fn) const;
 
     // One pipeline per shared-memory budget (16, 24, 48 KiB where the device has them): small
     // radii run fastest with little shared memory per workgroup, large ones need more.
