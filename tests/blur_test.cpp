@@ -622,9 +622,9 @@ TEST_F(BlurTest, EverySizeMatchesReference) {
 TEST_F(BlurTest, LargeImageOnGpuMatchesReference) {
     if (ctx().isCpu())
         GTEST_SKIP() << "3840x2160 runs on GPUs only (minutes on lavapipe)";
-    // 8-bit tiles at radius 12, RGBA16F walking radius 48, and the widest tiles on devices that
+    // 8-bit tiles at radius 12, RGBA16F walking radius 48, the widest tiles on devices that
     // take 256 bytes of push constants (else these walk): 8-bit BGRA at radius 22 (32 x 32 on
-    // NVIDIA GPUs), RGBA16F at 15 (32 x 16).
+    // NVIDIA GPUs), RGBA16F at 15 (32 x 16), and R32F at radius 60 with scratch (Auto: TwoPass).
     const BlurCase cases[] = {
         {.format = VK_FORMAT_R8G8B8A8_UNORM,
          .extent = {3840, 2160},
@@ -653,6 +653,14 @@ TEST_F(BlurTest, LargeImageOnGpuMatchesReference) {
          .border = BlurBorder::Constant,
          .content = BlurCase::Content::HotPixels,
          .seed = 3},
+        {.format = VK_FORMAT_R32_SFLOAT,
+         .extent = {3840, 2160},
+         .sigmaX = 20.0f,
+         .sigmaY = 20.0f,
+         .border = BlurBorder::MirrorEdge,
+         .content = BlurCase::Content::HotPixels,
+         .seed = 4,
+         .scratch = true},
     };
     for (const BlurCase &c : cases) {
         runCase(c);
