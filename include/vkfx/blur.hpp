@@ -362,8 +362,9 @@ private:
     void swap(Blurrer& other) noexcept;
     // withScratch: the caller gives scratch (Auto may then take the Decimated or TwoPass method).
     VkResult plan(const BlurInfo& info, const char* fn, bool withScratch, Plan* out) const;
-    // record()'s checks of info's scratch range against what plan `p` needs.
-    VkResult checkScratch(const BlurInfo& info, const Plan& p, const char* fn) const;
+    // plan() with the scratch info gives, then info's scratch range checked against what the
+    // plan needs: what record() and methodFor() accept.
+    VkResult planRecord(const BlurInfo& info, const char* fn, Plan* out) const;
 
     // One pipeline per shared-memory budget (16, 24, 48 KiB where the device has them): small
     // radii run fastest with little shared memory per workgroup, large ones need more.

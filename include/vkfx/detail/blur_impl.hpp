@@ -1335,25 +1335,32 @@ inline ScratchRequirements Blurrer::scratchRequirements(const BlurInfo& info) co
     return req;
 }
 
-inline VkResult Blurrer::checkScratch(const BlurInfo& info, const Plan& p, const char* fn) const
+inline VkResult Blurrer::planRecord(const BlurInfo& info, const char* fn, Plan* out) const
 {
+    Plan p;
+    VkResult r = plan(info, fn, info.scratchBuffer != VK_NULL_HANDLE, &p);
+    if (r != VK_SUCCESS) return r;
     const Device& dev = *m_device;
     const VkDeviceSize scratchBytes = p.scratchBytes();
-    if (scratchBytes == 0) return VK_SUCCESS;
-    if (!info.scratchBuffer) {
-        return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: the %s method needs scratchBuffer (%llu bytes: "
-                        "scratchRequirements())", fn, p.decimated ? "Decimated" : "TwoPass",
-                        static_cast<unsigned long long>(scratchBytes));
+    if (scratchBytes != 0) {
+        if (!info.scratchBuffer) {
+            return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: the %s method needs scratchBuffer (%llu bytes: "
+                            "scratchRequirements())", fn, p.decimated ? "Decimated" : "TwoPass",
+                            static_cast<unsigned long long>(scratchBytes));
+        }
+        const VkDeviceSize alignment = detail::storageBufferAlignment(dev);
+        if (info.scratchOffset % alignment != 0) {
+            return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: scratchOffset %llu is not a multiple of %llu", fn,
+                            static_cast<unsigned long long>(info.scratchOffset),
+                            static_cast<unsigned long long>(alignment));
+        }
+        if (info.scratchSize != VK_WHOLE_SIZE && info.scratchSize < scratchBytes) {
+            return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: scratchSize %llu is below the %llu bytes this blur "
+                            "needs", fn, static_cast<unsigned long long>(info.scratchSize),
+                            static_cast<unsigned long long>(scratchBytes));
+        }
     }
-    const VkDeviceSize alignment = detail::storageBufferAlignment(dev);
-    if (info.scratchOffset % alignment != 0) {
-        return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: scratchOffset %llu is not a multiple of %llu", fn,
-                        static_cast<unsigned long long>(info.scratchOffset), static_cast<unsigned long long>(alignment));
-    }
-    if (info.scratchSize != VK_WHOLE_SIZE && info.scratchSize < scratchBytes) {
-        return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: scratchSize %llu is below the %llu bytes this blur needs", fn,
-                        static_cast<unsigned long long>(info.scratchSize), static_cast<unsigned long long>(scratchBytes));
-    }
+    *out = p;
     return VK_SUCCESS;
 }
 
@@ -1363,8 +1370,7 @@ inline VkResult Blurrer::methodFor(const BlurInfo& info, BlurMethod* method) con
     if (!m_device) return detail::fail(nullptr, nullptr, VK_ERROR_VALIDATION_FAILED_EXT, "%s: the Blurrer is not created", fn);
     if (!method) return m_device->fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: method is null", fn);
     Plan p;
-    VkResult r = plan(info, fn, info.scratchBuffer != VK_NULL_HANDLE, &p);
-    if (r == VK_SUCCESS) r = checkScratch(info, p, fn);
+    VkResult r = planRecord(info, fn, &p);
     if (r != VK_SUCCESS) return r;
     *method = p.decimated ? BlurMethod::Decimated : p.twoPass ? BlurMethod::TwoPass : BlurMethod::Direct;
     return VK_SUCCESS;
@@ -1377,8 +1383,7 @@ inline VkResult Blurrer::record(VkCommandBuffer cmd, const BlurInfo& info) const
     const Device& dev = *m_device;
     if (!cmd) return dev.fail(VK_ERROR_VALIDATION_FAILED_EXT, "%s: cmd is VK_NULL_HANDLE", fn);
     Plan p;
-    VkResult r = plan(info, fn, info.scratchBuffer != VK_NULL_HANDLE, &p);
-    if (r == VK_SUCCESS) r = checkScratch(info, p, fn);
+    VkResult r = planRecord(info, fn, &p);
     if (r != VK_SUCCESS) return r;
     const VkDeviceSize scratchBytes = p.scratchBytes();
     VkDescriptorBufferInfo scratch{info.scratchBuffer, info.scratchOffset, scratchBytes};
