@@ -111,6 +111,7 @@
 #include <ctime>
 #include <functional>
 #include <initializer_list>
+#include <iterator>
 #include <map>
 #include <string>
 #include <utility>
@@ -145,6 +146,24 @@ struct FmaPush {
     std::uint32_t iterations;
     float m, c, never;
 };
+
+// The blur methods by the names --methods takes and the rows, CSV and JSON print.
+constexpr vkfx::BlurMethod kBlurMethods[] = {vkfx::BlurMethod::Auto, vkfx::BlurMethod::Direct,
+                                             vkfx::BlurMethod::Decimated,
+                                             vkfx::BlurMethod::TwoPass};
+const char *blurMethodName(vkfx::BlurMethod method) {
+    switch (method) {
+    case vkfx::BlurMethod::Auto:
+        return "auto";
+    case vkfx::BlurMethod::Direct:
+        return "direct";
+    case vkfx::BlurMethod::Decimated:
+        return "decimated";
+    case vkfx::BlurMethod::TwoPass:
+        return "twopass";
+    }
+    return "?";
+}
 
 // --- options -------------------------------------------------------------------------------------
 
@@ -274,17 +293,13 @@ Options parseOptions(int argc, char **argv) {
                 const std::string m = lowerCase(name);
                 if (m.empty())
                     continue;
-                vkfx::BlurMethod method = vkfx::BlurMethod::Auto;
-                if (m == "direct")
-                    method = vkfx::BlurMethod::Direct;
-                else if (m == "decimated")
-                    method = vkfx::BlurMethod::Decimated;
-                else if (m == "twopass")
-                    method = vkfx::BlurMethod::TwoPass;
-                else if (m != "auto")
+                const auto *method =
+                    std::find_if(std::begin(kBlurMethods), std::end(kBlurMethods),
+                                 [&](vkfx::BlurMethod b) { return m == blurMethodName(b); });
+                if (method == std::end(kBlurMethods))
                     die("--methods: '" + name + "' is none of auto, direct, decimated, twopass");
-                if (std::find(o.methods.begin(), o.methods.end(), method) == o.methods.end())
-                    o.methods.push_back(method);
+                if (std::find(o.methods.begin(), o.methods.end(), *method) == o.methods.end())
+                    o.methods.push_back(*method);
             }
             if (o.methods.empty())
                 die("--methods needs at least one of auto, direct, decimated, twopass");
@@ -537,10 +552,8 @@ std::vector<BlurCase> allBlurCases(bool quick, const std::vector<std::uint32_t> 
     auto add = [&](const Format &f, const char *label, std::uint32_t w, std::uint32_t h,
                    std::uint32_t r, M method = M::Auto) {
         const std::uint32_t channels = f.fill == Fill::R32f ? 1 : 4;
-        const char *suffix = method == M::Direct      ? " direct"
-                             : method == M::Decimated ? " decimated"
-                             : method == M::TwoPass   ? " twopass"
-                                                      : "";
+        const std::string suffix =
+            method == M::Auto ? "" : std::string(" ") + blurMethodName(method);
         const std::string name = std::string("blur ") + label + " " + std::to_string(w) + "x" +
                                  std::to_string(h) + " r" + std::to_string(r) + suffix;
         cases.push_back({name, f, channels, w, h, r, quick, method});
@@ -1662,9 +1675,7 @@ Timing Runner::measureBlurVkfx(const BlurCase &c, const TestImage &src, const Te
         destroyBuffer(m_gpu, scratch);
         return vkfxFailure(r);
     }
-    *method = taken == vkfx::BlurMethod::Decimated ? "decimated"
-              : taken == vkfx::BlurMethod::TwoPass ? "twopass"
-                                                   : "direct";
+    *method = blurMethodName(taken);
     Method m;
     m.prologue = [&](VkCommandBuffer cmd) { heat(cmd); };
     m.work = [&](VkCommandBuffer cmd) { return blur->record(cmd, info) == VK_SUCCESS; };
@@ -1744,9 +1755,8 @@ BlurRow Runner::runBlur(const BlurCase &c) {
     row.channels = c.channels;
     const double texels = double(c.width) * double(c.height) * c.layers;
     row.bytes = 2.0 * texels * c.format.bytesPerTexel;
-    row.method = c.method == vkfx::BlurMethod::Decimated ? "decimated"
-                 : c.method == vkfx::BlurMethod::TwoPass ? "twopass"
-                                                         : "direct";
+    row.method =
+        blurMethodName(c.method == vkfx::BlurMethod::Auto ? vkfx::BlurMethod::Direct : c.method);
 
     // The source (noise, SHADER_READ_ONLY_OPTIMAL), the two-pass blur's intermediate and the
     // destination (GENERAL).
