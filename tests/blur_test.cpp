@@ -1295,7 +1295,8 @@ TEST_F(BlurTest, AutoTakesDecimatedFromSigmaSixWithScratch) {
     EXPECT_EQ(scratchFor(c, sigmas(5.9f, 5.9f)).value_or(1), 0u);  // spacing 1: Direct
     // One axis only: not decimated; its radius 60 takes the TwoPass method (fp32 scratch).
     EXPECT_EQ(scratchFor(c, sigmas(20.0f, 5.9f)).value_or(1), 53u * 47u * 16u);
-    EXPECT_EQ(scratchFor(c, sigmas(8.0f, 8.0f, 20)).value_or(1), 0u); // below floor(3 sigma): Direct
+    // Below floor(3 sigma) and below the TwoPass method's radius: Direct.
+    EXPECT_EQ(scratchFor(c, sigmas(8.0f, 8.0f, 19)).value_or(1), 0u);
     EXPECT_GT(scratchFor(c, sigmas(8.0f, 8.0f, 24)).value_or(0), 0u);
     for (VkFormat f : {VK_FORMAT_R32_SFLOAT, VK_FORMAT_R32G32B32A32_SFLOAT, VK_FORMAT_R16G16B16A16_SFLOAT}) {
         if (!cachedBlurrer(f))
@@ -1452,14 +1453,17 @@ TEST_F(BlurTest, MethodForNamesTheMethodARecordTakes) {
 
 // With scratch, Auto takes the TwoPass method (exact: checked without slack) for radii that have
 // no tile and are at least detail::blurTwoPassMinRadius, Gaussians that are not decimated and
-// boxes; the walk below it, without scratch, or with Direct forced.
+// boxes; the tile or the walk below it, without scratch, or with Direct forced.
 TEST_F(BlurTest, AutoTakesTwoPassForLargeRadiiWithScratch) {
     for (VkFormat f :
          {VK_FORMAT_R32G32B32A32_SFLOAT, VK_FORMAT_R8G8B8A8_UNORM, VK_FORMAT_R32_SFLOAT}) {
         if (!cachedBlurrer(f))
             continue; // not supported here (reported by the format tests)
-        const std::uint32_t minRadius =
+        // The rule's radius, or past the device's tiles where they reach further.
+        std::uint32_t minRadius =
             vkfx::detail::blurTwoPassMinRadius(*vkfx::detail::findBlurFormat(f));
+        while (deviceTileShape(f, minRadius).width != 0)
+            ++minRadius;
         BlurCase c;
         c.format = f;
         c.extent = {57, 43};

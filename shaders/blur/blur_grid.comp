@@ -672,7 +672,7 @@ void main()
 #if VKFX_BLUR_PASS == 6
 const uint kOutputs = 4u;
 #else
-// Pass 7: rows per invocation (the host's kBlurColumnOutputs).
+// Pass 7: rows per invocation (the host's blurColumnOutputs: 8 for one channel, else 4).
 layout(constant_id = 4) const uint kOutputs = 4u;
 #endif
 #include "blur/window.glsl"

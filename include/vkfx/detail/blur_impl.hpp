@@ -266,10 +266,13 @@ inline double gaussianSum(float sigma, std::uint32_t radius)
 // The TwoPass method (blur_grid.comp passes 6 and 7): pass 6's workgroups make up to
 // kBlurRowMaxOutputs outputs of one row from a run of that many source texels and kMaxRadius each
 // side, staged in shared memory (value j at slot j + j / 4) beside the weight table; pass 7's
-// are 32 columns by 8 runs of kBlurColumnOutputs rows.
+// are 32 columns by 8 runs of blurColumnOutputs rows.
 constexpr std::uint32_t kBlurRowMaxOutputs = 1024;
-constexpr std::uint32_t kBlurColumnOutputs = 4; // blur_grid.comp's pass-7 kOutputs
-constexpr std::uint32_t kBlurColumnRows = 8 * kBlurColumnOutputs;
+// Pass 7's rows per invocation (blur_grid.comp's pass-7 kOutputs): 8 for one-channel formats, 4
+// for the others. Measured on an H100 (TwoPass, 3840x2160, radius 32 / 64 / 128): R32F 140 / 243
+// / 444 us with 8 against 159 / 275 / 524 with 4; four channels 1.4x slower with 8 (RGBA8 620 /
+// 1026 / 1830 against 444 / 733 / 1299).
+inline std::uint32_t blurColumnOutputs(const BlurFormat& format) { return format.channels == 1 ? 8u : 4u; }
 // Pass 6's shared-memory slots for a run of `outputs` and kMaxRadius each side.
 constexpr std::uint32_t blurRowSlots(std::uint32_t outputs)
 {
@@ -290,10 +293,13 @@ inline std::uint32_t blurRowOutputs(std::uint32_t sharedBytes, std::uint32_t vec
 }
 
 // Where BlurMethod::Auto, given scratch, takes the TwoPass method instead of the walk (radii
-// the Tile method does not take): from this radius (the larger of the two) on.
+// the Tile method does not take): from this radius (the larger of the two) on. Measured on an
+// H100 (3840x2160, docs/blur-performance.md v54), walk / TwoPass us: RGBA16F radius 16 360 / 331,
+// RGBA32F 378 / 356; 8-bit RGBA 24 538 / 378; R32F 32 329 / 159 (tiles below). 8-bit RGBA walking
+// at 16 took 269 on an H200 (TwoPass 318 on the H100), so 8-byte and 4-byte slots walk below 20.
 inline std::uint32_t blurTwoPassMinRadius(const BlurFormat& format)
 {
-    return format.slotBytes == 16 ? 20u : 32u;
+    return format.slotBytes == 16 ? 16u : 20u;
 }
 
 struct BlurTwoPassLayout {
@@ -310,7 +316,8 @@ inline BlurTwoPassLayout blurTwoPassLayout(VkExtent2D extent, std::uint32_t laye
     t.groups[0][0] = (extent.width + rowOutputs - 1) / rowOutputs;
     t.groups[0][1] = extent.height;
     t.groups[1][0] = (extent.width + kBlurGridColumns - 1) / kBlurGridColumns;
-    t.groups[1][1] = (extent.height + kBlurColumnRows - 1) / kBlurColumnRows;
+    const std::uint32_t columnRows = 8 * blurColumnOutputs(format); // 8 runs of a workgroup
+    t.groups[1][1] = (extent.height + columnRows - 1) / columnRows;
     t.scratchBytes = VkDeviceSize{layers} * extent.width * extent.height * blurGridVecBytes(format);
     return t;
 }
@@ -1005,7 +1012,8 @@ inline VkResult Blurrer::create(const Device& device, const BlurrerCreateInfo& i
         std::uint32_t tableRadius;
         std::uint32_t tableStep;
         std::uint32_t columnOutputs;
-    } gridSpec{spec.srgb, 0, Blurrer::kMaxDecimatedRadius, detail::kBlurGridMaxStep, detail::kBlurColumnOutputs};
+    } gridSpec{spec.srgb, 0, Blurrer::kMaxDecimatedRadius, detail::kBlurGridMaxStep,
+                                 detail::blurColumnOutputs(*fmt)};
     const VkSpecializationMapEntry gridEntries[5] = {{0, offsetof(GridSpec, srgb), sizeof(VkBool32)},
                                                      {1, offsetof(GridSpec, shared), sizeof(std::uint32_t)},
                                                      {2, offsetof(GridSpec, tableRadius), sizeof(std::uint32_t)},
