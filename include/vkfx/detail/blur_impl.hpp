@@ -296,7 +296,8 @@ inline std::uint32_t blurRowOutputs(std::uint32_t sharedBytes, std::uint32_t vec
 // the Tile method does not take): from this radius (the larger of the two) on. Measured on an
 // H100 (3840x2160, docs/blur-performance.md v54), walk / TwoPass us: RGBA16F radius 16 360 / 331,
 // RGBA32F 378 / 356; 8-bit RGBA 24 538 / 378; R32F 32 329 / 159 (tiles below). 8-bit RGBA walking
-// at 16 took 269 on an H200 (TwoPass 318 on the H100), so 8-byte and 4-byte slots walk below 20.
+// at 16 took 269 on the same GPU (v48; TwoPass 318), so below 20 (an interpolation) 8-byte and
+// 4-byte slots keep the walk where they have no tile.
 inline std::uint32_t blurTwoPassMinRadius(const BlurFormat& format)
 {
     return format.slotBytes == 16 ? 16u : 20u;
@@ -1013,7 +1014,7 @@ inline VkResult Blurrer::create(const Device& device, const BlurrerCreateInfo& i
         std::uint32_t tableStep;
         std::uint32_t columnOutputs;
     } gridSpec{spec.srgb, 0, Blurrer::kMaxDecimatedRadius, detail::kBlurGridMaxStep,
-                                 detail::blurColumnOutputs(*fmt)};
+               detail::blurColumnOutputs(*fmt)};
     const VkSpecializationMapEntry gridEntries[5] = {{0, offsetof(GridSpec, srgb), sizeof(VkBool32)},
                                                      {1, offsetof(GridSpec, shared), sizeof(std::uint32_t)},
                                                      {2, offsetof(GridSpec, tableRadius), sizeof(std::uint32_t)},
