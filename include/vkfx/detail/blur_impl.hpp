@@ -317,7 +317,8 @@ inline BlurTwoPassLayout blurTwoPassLayout(VkExtent2D extent, std::uint32_t laye
     t.groups[0][0] = (extent.width + rowOutputs - 1) / rowOutputs;
     t.groups[0][1] = extent.height;
     t.groups[1][0] = (extent.width + kBlurGridColumns - 1) / kBlurGridColumns;
-    const std::uint32_t columnRows = 8 * blurColumnOutputs(format); // 8 runs of a workgroup
+    // A workgroup's runs (its invocations over its columns), each blurColumnOutputs rows.
+    const std::uint32_t columnRows = kBlurGridGroupSize / kBlurGridColumns * blurColumnOutputs(format);
     t.groups[1][1] = (extent.height + columnRows - 1) / columnRows;
     t.scratchBytes = VkDeviceSize{layers} * extent.width * extent.height * blurGridVecBytes(format);
     return t;
