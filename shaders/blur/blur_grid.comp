@@ -42,13 +42,13 @@
 //
 //   pass 6 (VKFX_BLUR_PASS 6): H, the horizontal blur of every row. A workgroup stages a run of
 //     one row (pc.outRows outputs and rx texels each side, border-mapped) in shared memory; each
-//     invocation makes 4 consecutive outputs from a sliding window of taps.
+//     invocation makes 8 (one channel: 4) consecutive outputs from a sliding window of taps.
 //   pass 7 (VKFX_BLUR_PASS 7): the vertical blur of H's columns into the destination; each
-//     invocation makes 4 consecutive rows of one column from H, the lanes of a subgroup reading
-//     consecutive values of a row.
+//     invocation makes 4 (one channel: 8) consecutive rows of one column from H, the lanes of a
+//     subgroup reading consecutive values of a row.
 //
 // Cost per texel: 2 (2r + 1) multiply-adds per channel as the Direct method, one read of the
-// source, one write and 2r / 4 + 1 reads (from the cache) of H.
+// source, one write and (2r + K) / K reads (from the cache) of H, K pass 7's rows per invocation.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 
@@ -669,24 +669,21 @@ void main()
 // The TwoPass method (module comment): kOutputs consecutive outputs per invocation from a
 // sliding window of taps (blur/window.glsl); sWeight[t] is the weight of tap t (the host pushes
 // grid = 0: no padding).
-#if VKFX_BLUR_PASS == 6
-const uint kOutputs = 4u;
-#else
-// Pass 7: rows per invocation (the host's blurColumnOutputs: 8 for one channel, else 4).
+// Outputs per invocation: consecutive columns in pass 6 (the host's blurRowInvocationOutputs: 4 for
+// one channel, else 8), rows in pass 7 (blurColumnOutputs: 8 for one channel, else 4).
 layout(constant_id = 4) const uint kOutputs = 4u;
-#endif
 #include "blur/window.glsl"
 #define WEIGHT(i) sWeight[i]
 
 #if VKFX_BLUR_PASS == 6
 
 // The row segment's source texels (pc.outRows outputs and rx each side), value j at slot
-// j + j / 4: an invocation's window starts 4 values after its neighbour's, and the padding makes
-// that 5 slots, so that a subgroup's reads take distinct banks.
+// j + j / kOutputs: an invocation's window starts kOutputs values after its neighbour's, and the
+// padding makes that kOutputs + 1 slots, so that a subgroup's reads take distinct banks.
 shared VEC sRun[kSharedWords / uint(VKFX_CHANNELS)];
 // Source texels each invocation stages: the run is at most kRunLoads x 256 (the host's
-// kBlurRowMaxOutputs + 2 kMaxRadius).
-const uint kRunLoads = 5u;
+// blurRowOutputs, at most 256 kOutputs, + 2 kMaxRadius).
+const uint kRunLoads = kOutputs + 1u;
 
 // Invocation: kOutputs consecutive columns of one row; workgroup: pc.outRows columns.
 void main()
@@ -711,14 +708,14 @@ void main()
     storeWeights(0u);
     [[unroll]] for (uint k = 0u; k < kRunLoads; ++k) {
         uint j = tid + k * kGroupSize;
-        if (j < run) sRun[j + j / 4u] = staged[k];
+        if (j < run) sRun[j + j / kOutputs] = staged[k];
     }
     barrier();
     uint c = tid * kOutputs;
     if (c >= outputs || x0 + int(c) >= width) return;
-    uint b = 5u * tid; // value 4 tid
+    uint b = (kOutputs + 1u) * tid; // value kOutputs tid
     VEC acc[kOutputs];
-#define AT_RUN(i) sRun[b + (i) + ((i) >> 2u)]
+#define AT_RUN(i) sRun[b + (i) + (i) / kOutputs]
     FILTER_OUTPUTS(acc, 2u * uint(rx) + 1u, WEIGHT, AT_RUN)
 #undef AT_RUN
     uint v = (uint(layer) * pc.extent.y + uint(y)) * uint(width) + uint(x0) + c;

@@ -263,32 +263,37 @@ inline double gaussianSum(float sigma, std::uint32_t radius)
     return sum + 1.0;
 }
 
-// The TwoPass method (blur_grid.comp passes 6 and 7): pass 6's workgroups make up to
-// kBlurRowMaxOutputs outputs of one row from a run of that many source texels and kMaxRadius each
-// side, staged in shared memory (value j at slot j + j / 4) beside the weight table; pass 7's
-// are 32 columns by 8 runs of blurColumnOutputs rows.
-constexpr std::uint32_t kBlurRowMaxOutputs = 1024;
+// The TwoPass method (blur_grid.comp passes 6 and 7): pass 6's workgroups make up to 256 x
+// blurRowInvocationOutputs outputs of one row from a run of that many source texels and
+// kMaxRadius each side, staged in shared memory (value j at slot j + j / blurRowInvocationOutputs)
+// beside the weight table; pass 7's are 32 columns by 8 runs of blurColumnOutputs rows.
+//
+// Pass 6's outputs per invocation (blur_grid.comp's kOutputs there): 8 for four-channel formats, 4
+// for one channel. Measured on an H100 (pass 6 alone, 3840x2160, radius 16 / 64 / 128): RGBA8 180 /
+// 330 / 535 us with 8 against 195 / 376 / 628 with 4, RGBA16F alike (8-15% faster); R32F 89 / 104
+// / 171 with 8, slower than 4 at small radii (55 at 16 with 4 in a slower form; docs v55).
+inline std::uint32_t blurRowInvocationOutputs(const BlurFormat& format) { return format.channels == 1 ? 4u : 8u; }
 // Pass 7's rows per invocation (blur_grid.comp's pass-7 kOutputs): 8 for one-channel formats, 4
 // for the others. Measured on an H100 (TwoPass, 3840x2160, radius 32 / 64 / 128): R32F 140 / 243
 // / 444 us with 8 against 159 / 275 / 524 with 4; four channels 1.4x slower with 8 (RGBA8 620 /
 // 1026 / 1830 against 444 / 733 / 1299).
 inline std::uint32_t blurColumnOutputs(const BlurFormat& format) { return format.channels == 1 ? 8u : 4u; }
 // Pass 6's shared-memory slots for a run of `outputs` and kMaxRadius each side.
-constexpr std::uint32_t blurRowSlots(std::uint32_t outputs)
+inline std::uint32_t blurRowSlots(std::uint32_t outputs, const BlurFormat& format)
 {
     const std::uint32_t run = outputs + 2 * Blurrer::kMaxRadius;
-    return run + run / 4;
+    return run + run / blurRowInvocationOutputs(format);
 }
-inline std::uint32_t blurRowSharedBytes(std::uint32_t outputs, std::uint32_t vecBytes)
+inline std::uint32_t blurRowSharedBytes(std::uint32_t outputs, const BlurFormat& format)
 {
-    return blurRowSlots(outputs) * vecBytes + blurGridWeightBytes(Blurrer::kMaxRadius, 0);
+    return blurRowSlots(outputs, format) * blurGridVecBytes(format) + blurGridWeightBytes(Blurrer::kMaxRadius, 0);
 }
-// Pass 6's outputs per workgroup on a device of `sharedBytes`: kBlurRowMaxOutputs or the largest
-// half of it whose stage fits (256 fits 16 KiB).
-inline std::uint32_t blurRowOutputs(std::uint32_t sharedBytes, std::uint32_t vecBytes)
+// Pass 6's outputs per workgroup on a device of `sharedBytes`: 256 x blurRowInvocationOutputs (2048
+// for four channels, 1024 for one) or the largest half of it whose stage fits (256 fits 16 KiB).
+inline std::uint32_t blurRowOutputs(std::uint32_t sharedBytes, const BlurFormat& format)
 {
-    std::uint32_t outputs = kBlurRowMaxOutputs;
-    while (outputs > 256 && blurRowSharedBytes(outputs, vecBytes) > sharedBytes) outputs /= 2;
+    std::uint32_t outputs = kBlurGridGroupSize * blurRowInvocationOutputs(format);
+    while (outputs > 256 && blurRowSharedBytes(outputs, format) > sharedBytes) outputs /= 2;
     return outputs;
 }
 
@@ -1007,20 +1012,19 @@ inline VkResult Blurrer::create(const Device& device, const BlurrerCreateInfo& i
     b.m_gridStageVecs = sharedBytes > pass2Fixed ? std::min(detail::kBlurGridStageBytes, sharedBytes - pass2Fixed) / vecBytes : 0;
     b.m_gridStageVecs = std::min(b.m_gridStageVecs, detail::kBlurGridStageValues);
     // blur_grid.comp's specialization constants: 0 sRGB, 1 shared words, 2 and 3 the weight
-    // table's largest radius and spacing, 4 pass 7's rows per invocation.
+    // table's largest radius and spacing, 4 passes 6 and 7's outputs per invocation.
     struct GridSpec {
         VkBool32 srgb;
         std::uint32_t shared;
         std::uint32_t tableRadius;
         std::uint32_t tableStep;
-        std::uint32_t columnOutputs;
-    } gridSpec{spec.srgb, 0, Blurrer::kMaxDecimatedRadius, detail::kBlurGridMaxStep,
-               detail::blurColumnOutputs(*fmt)};
+        std::uint32_t invocationOutputs; // set for passes 6 and 7 (below)
+    } gridSpec{spec.srgb, 0, Blurrer::kMaxDecimatedRadius, detail::kBlurGridMaxStep, 4};
     const VkSpecializationMapEntry gridEntries[5] = {{0, offsetof(GridSpec, srgb), sizeof(VkBool32)},
                                                      {1, offsetof(GridSpec, shared), sizeof(std::uint32_t)},
                                                      {2, offsetof(GridSpec, tableRadius), sizeof(std::uint32_t)},
                                                      {3, offsetof(GridSpec, tableStep), sizeof(std::uint32_t)},
-                                                     {4, offsetof(GridSpec, columnOutputs), sizeof(std::uint32_t)}};
+                                                     {4, offsetof(GridSpec, invocationOutputs), sizeof(std::uint32_t)}};
     const VkSpecializationInfo gridSpecInfo{5, gridEntries, sizeof(GridSpec), &gridSpec};
     const int gridPipelines = detail::blurMoments(device.properties().deviceType) ? 5 : 3;
     for (int pass = 0; pass < gridPipelines; ++pass) {
@@ -1044,11 +1048,12 @@ inline VkResult Blurrer::create(const Device& device, const BlurrerCreateInfo& i
     }
     // The TwoPass method: a weight table of kMaxRadius (no padding); pass 6's stage as large as
     // the device's shared memory takes (blurRowOutputs).
-    b.m_rowOutputs = detail::blurRowOutputs(sharedBytes, vecBytes);
+    b.m_rowOutputs = detail::blurRowOutputs(sharedBytes, *fmt);
     gridSpec.tableRadius = kMaxRadius;
     gridSpec.tableStep = 0;
     for (int pass = 5; pass < 7; ++pass) {
-        gridSpec.shared = pass == 5 ? detail::blurRowSlots(b.m_rowOutputs) * (vecBytes / 4) : 1;
+        gridSpec.shared = pass == 5 ? detail::blurRowSlots(b.m_rowOutputs, *fmt) * (vecBytes / 4) : 1;
+        gridSpec.invocationOutputs = pass == 5 ? detail::blurRowInvocationOutputs(*fmt) : detail::blurColumnOutputs(*fmt);
         r = detail::createComputePipeline(device, fn, fmt->gridCode[pass], fmt->gridBytes[pass], &gridSpecInfo,
                                           b.m_gridPipelineLayout, &b.m_gridPasses[pass]);
         if (r != VK_SUCCESS) return r;
