@@ -1368,9 +1368,8 @@ TEST_F(BlurTest, TwoPassBoxRadiiAndOneAxisMatchReference) {
 }
 
 TEST_F(BlurTest, TwoPassRowsWiderThanAWorkgroupMatchReference) {
-    // Rows of two or more workgroups of the horizontal pass (2,048 outputs each for four channels
-    // and 1,024 for one, or the largest half of that the device's shared memory holds), the last
-    // one partly outside the row.
+    // Rows of two or more workgroups of the horizontal pass (2,048 outputs each, or the largest
+    // half of that the device's shared memory holds), the last one partly outside the row.
     BlurCase c = twoPass({2200, 37}, 9.0f); // radius 27
     c.sigmaY = 1.2f;
     c.format = VK_FORMAT_R32_SFLOAT;

@@ -42,10 +42,11 @@
 //
 //   pass 6 (VKFX_BLUR_PASS 6): H, the horizontal blur of every row. A workgroup stages a run of
 //     one row (pc.outRows outputs and rx texels each side, border-mapped) in shared memory; each
-//     invocation makes 8 (one channel: 4) consecutive outputs from a sliding window of taps.
+//     invocation makes 8 consecutive outputs from a sliding window of taps, and the workgroup's
+//     outputs go back through shared memory so that a subgroup stores consecutive values of H.
 //   pass 7 (VKFX_BLUR_PASS 7): the vertical blur of H's columns into the destination; each
-//     invocation makes 4 (one channel: 8) consecutive rows of one column from H, the lanes of a
-//     subgroup reading consecutive values of a row.
+//     invocation makes 8 (one channel: 16) consecutive rows of one column from H, the lanes of a
+//     subgroup reading consecutive values of a row, from a sliding window of weights.
 //
 // Cost per texel: 2 (2r + 1) multiply-adds per channel as the Direct method, one read of the
 // source, one write and (2r + K) / K reads (from the cache) of H, K pass 7's rows per invocation.
@@ -187,15 +188,16 @@ void splitRange(int span, uint splits, uint split, out int begin, out int end)
 #if VKFX_BLUR_PASS == 1 || VKFX_BLUR_PASS == 2 || VKFX_BLUR_PASS == 6 || VKFX_BLUR_PASS == 7
 
 // The weights of one axis, padded with 3 k zeros each side: sWeight[u] is the weight of tap
-// u - 3 k (0 .. 2 r), 0 outside, for u in 0 .. 2 r + 6 k (k = pc.grid; 0 in passes 6 and 7).
+// u - 3 k (0 .. 2 r), 0 outside, for u in 0 .. 2 r + 6 k (k = pc.grid; 0 in passes 6 and 7). Pass
+// 7 adds kOutputs - 1 zeros after the last weight (the host's kTableStep leaves room for them).
 shared float sWeight[2u * kTableRadius + 1u + 6u * kTableStep];
 
-// sWeight for an axis; the caller's barrier makes it visible.
-void storeWeights(uint axis)
+// sWeight for an axis, and `tail` zeros after it; the caller's barrier makes it visible.
+void storeWeights(uint axis, uint tail)
 {
     int r = int(pc.radius[axis]);
     int pad = 3 * int(pc.grid[axis]);
-    for (uint u = gl_LocalInvocationIndex; u < uint(2 * r + 1 + 2 * pad); u += kGroupSize) {
+    for (uint u = gl_LocalInvocationIndex; u < uint(2 * r + 1 + 2 * pad) + tail; u += kGroupSize) {
         int i = int(u) - pad;
         float d = float(i - r);
         sWeight[u] = i >= 0 && i <= 2 * r ? exp(pc.weightScale[axis] * d * d) * pc.weightNorm[axis] : 0.0;
@@ -204,7 +206,7 @@ void storeWeights(uint axis)
 
 void loadWeights(uint axis)
 {
-    storeWeights(axis);
+    storeWeights(axis, 0u);
     barrier();
 }
 
@@ -509,7 +511,7 @@ void main()
             [[unroll]] for (uint i = 0u; i < kStageLoads; ++i)
                 staged[i] = loadV(v, runX + int(min(tid + i * kGroupSize, run - 1u)), width);
         }
-        storeWeights(0u);
+        storeWeights(0u, 0u);
         [[unroll]] for (uint i = 0u; i < kStageLoads; ++i) {
             uint j = tid + i * kGroupSize;
             if (j < run) sStage[j + j / quad] = staged[i];
@@ -667,11 +669,11 @@ void main()
 #elif VKFX_BLUR_PASS == 6 || VKFX_BLUR_PASS == 7
 
 // The TwoPass method (module comment): kOutputs consecutive outputs per invocation from a
-// sliding window of taps (blur/window.glsl); sWeight[t] is the weight of tap t (the host pushes
-// grid = 0: no padding).
-// Outputs per invocation: consecutive columns in pass 6 (the host's blurRowInvocationOutputs: 4 for
-// one channel, else 8), rows in pass 7 (blurColumnOutputs: 8 for one channel, else 4).
-layout(constant_id = 4) const uint kOutputs = 4u;
+// sliding window (blur/window.glsl) of taps in pass 6, of weights in pass 7; sWeight[t] is the
+// weight of tap t (the host pushes grid = 0: no padding before it).
+// Outputs per invocation: consecutive columns in pass 6 (the host's blurRowInvocationOutputs: 8),
+// rows in pass 7 (blurColumnOutputs: 16 for one channel, else 8).
+layout(constant_id = 4) const uint kOutputs = 8u;
 #include "blur/window.glsl"
 #define WEIGHT(i) sWeight[i]
 
@@ -705,22 +707,36 @@ void main()
         if (!inside) sx = borderIndex(sx, width, pc.border);
         staged[k] = sx < 0 ? constantColor() : fetch(sx, y, layer);
     }
-    storeWeights(0u);
+    storeWeights(0u, 0u);
     [[unroll]] for (uint k = 0u; k < kRunLoads; ++k) {
         uint j = tid + k * kGroupSize;
         if (j < run) sRun[j + j / kOutputs] = staged[k];
     }
     barrier();
     uint c = tid * kOutputs;
-    if (c >= outputs || x0 + int(c) >= width) return;
+    bool working = c < outputs && x0 + int(c) < width;
     uint b = (kOutputs + 1u) * tid; // value kOutputs tid
     VEC acc[kOutputs];
+    if (working) {
 #define AT_RUN(i) sRun[b + (i) + (i) / kOutputs]
-    FILTER_OUTPUTS(acc, 2u * uint(rx) + 1u, WEIGHT, AT_RUN)
+        FILTER_OUTPUTS(acc, 2u * uint(rx) + 1u, WEIGHT, AT_RUN)
 #undef AT_RUN
-    uint v = (uint(layer) * pc.extent.y + uint(y)) * uint(width) + uint(x0) + c;
-    [[unroll]] for (uint j = 0u; j < kOutputs; ++j) {
-        if (x0 + int(c + j) < width) values[v + j] = acc[j];
+    }
+    // The outputs go back through sRun (output j at slot j + j / kOutputs, as the run), and then
+    // invocation tid stores outputs tid, tid + 256, ...: a subgroup writes consecutive values of H,
+    // where storing its own kOutputs would spread a subgroup's stores over kOutputs times the bytes
+    // (H100, pass 6 alone, RGBA8 3840x2160 radius 16 / 64 / 128: 151 / 299 / 498 us against 181 /
+    // 331 / 536; R32F 46 / 97 / 170 against 55 / 110 / 200 with 4 outputs per invocation; docs v56).
+    barrier();
+    if (working) {
+        [[unroll]] for (uint j = 0u; j < kOutputs; ++j) sRun[b + j] = acc[j];
+    }
+    barrier();
+    uint count = min(outputs, uint(width - x0));
+    uint v = (uint(layer) * pc.extent.y + uint(y)) * uint(width) + uint(x0);
+    [[unroll]] for (uint k = 0u; k < kOutputs; ++k) {
+        uint j = tid + k * kGroupSize;
+        if (j < count) values[v + j] = sRun[j + j / kOutputs];
     }
 }
 
@@ -735,10 +751,16 @@ VEC loadH(uint column, int y, int height, int width)
 }
 
 // Invocation: lane = column, warp-sized block = kOutputs consecutive rows; workgroup: 32 columns
-// by 8 kOutputs rows. A subgroup's lanes read consecutive values of a row of H.
+// by 8 kOutputs rows. A subgroup's lanes read consecutive values of a row of H. The window holds
+// weights (FILTER_OUTPUTS_SCATTER): each texel of H is loaded into one register and reused
+// kOutputs times, where a window of texels would hold kOutputs vectors (H100, pass 7 alone, RGBA8
+// 3840x2160 radius 16 / 64 / 128: 98 / 278 / 529 us with 8 outputs, against 123 / 358 / 668 for
+// the window of texels at 4 (8: 228 / 651 / 1201); R32F 44 / 93 / 185 with 16 against 53 / 129 /
+// 234 at 8; docs v56).
 void main()
 {
-    loadWeights(1u);
+    storeWeights(1u, kOutputs - 1u); // the zeros the scatter form reads past the last tap
+    barrier();
     uint tid = gl_LocalInvocationIndex;
     int width = int(pc.extent.x);
     int height = int(pc.extent.y);
@@ -752,11 +774,11 @@ void main()
     VEC acc[kOutputs];
     if (y0 >= 0 && y0 + int(taps + kOutputs - 1u) <= height) {
 #define AT_COLUMN(i) values[column + uint(y0 + int(i)) * uint(width)]
-        FILTER_OUTPUTS(acc, taps, WEIGHT, AT_COLUMN)
+        FILTER_OUTPUTS_SCATTER(acc, taps, WEIGHT, AT_COLUMN)
 #undef AT_COLUMN
     } else {
 #define AT_BORDER(i) loadH(column, y0 + int(i), height, width)
-        FILTER_OUTPUTS(acc, taps, WEIGHT, AT_BORDER)
+        FILTER_OUTPUTS_SCATTER(acc, taps, WEIGHT, AT_BORDER)
 #undef AT_BORDER
     }
     [[unroll]] for (uint j = 0u; j < kOutputs; ++j) {

@@ -45,4 +45,35 @@ const bool kWindowTail = true;
         }                                                                                          \
     }
 
+// The same kOutputs results with the roles of texels and weights swapped (the TwoPass column
+// pass): texel i (0 .. taps + kOutputs - 2) is loaded once and added to output j with weight
+// w(i - j), so the window that rotates through registers holds kOutputs scalar weights instead of
+// kOutputs texels. wpad(n) is w(n) for n < taps and 0 for taps <= n < taps + kOutputs - 1 (the
+// includer pads its table with zeros). The first round (texels 0 .. kOutputs - 1) leaves out the
+// outputs a texel does not reach.
+#define SCATTER_TAP(acc, wpad, at, i0, u)                                                          \
+    {                                                                                              \
+        wwin[u] = wpad((i0) + (u));                                                                \
+        VEC x = at((i0) + (u));                                                                    \
+        [[unroll]] for (uint j = 0u; j < kOutputs; ++j) acc[j] += wwin[((u) + kOutputs - j) % kOutputs] * x; \
+    }
+#define FILTER_OUTPUTS_SCATTER(acc, taps, wpad, at)                                                \
+    {                                                                                              \
+        [[unroll]] for (uint j = 0u; j < kOutputs; ++j) acc[j] = VEC(0.0);                         \
+        float wwin[kOutputs];                                                                      \
+        [[unroll]] for (uint u = 0u; u < kOutputs; ++u) {                                          \
+            wwin[u] = wpad(u);                                                                     \
+            VEC x = at(u);                                                                         \
+            [[unroll]] for (uint j = 0u; j <= u; ++j) acc[j] += wwin[u - j] * x;                   \
+        }                                                                                          \
+        uint n = (taps) + kOutputs - 1u;                                                           \
+        uint i0 = kOutputs;                                                                        \
+        for (; i0 + kOutputs <= n; i0 += kOutputs) {                                               \
+            [[unroll]] for (uint u = 0u; u < kOutputs; ++u) SCATTER_TAP(acc, wpad, at, i0, u)      \
+        }                                                                                          \
+        [[unroll]] for (uint u = 0u; u + 1u < kOutputs; ++u) {                                     \
+            if (i0 + u < n) SCATTER_TAP(acc, wpad, at, i0, u)                                      \
+        }                                                                                          \
+    }
+
 #endif

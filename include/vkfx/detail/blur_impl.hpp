@@ -266,18 +266,23 @@ inline double gaussianSum(float sigma, std::uint32_t radius)
 // The TwoPass method (blur_grid.comp passes 6 and 7): pass 6's workgroups make up to 256 x
 // blurRowInvocationOutputs outputs of one row from a run of that many source texels and
 // kMaxRadius each side, staged in shared memory (value j at slot j + j / blurRowInvocationOutputs)
-// beside the weight table; pass 7's are 32 columns by 8 runs of blurColumnOutputs rows.
+// beside the weight table, and store them back through the same slots; pass 7's are 32 columns by
+// 8 runs of blurColumnOutputs rows.
 //
-// Pass 6's outputs per invocation (blur_grid.comp's kOutputs there): 8 for four-channel formats, 4
-// for one channel. Measured on an H100 (pass 6 alone, 3840x2160, radius 16 / 64 / 128): RGBA8 180 /
-// 330 / 535 us with 8 against 195 / 376 / 628 with 4, RGBA16F alike (8-15% faster); R32F 89 / 104
-// / 171 with 8, slower than 4 at small radii (55 at 16 with 4 in a slower form; docs v55).
-inline std::uint32_t blurRowInvocationOutputs(const BlurFormat& format) { return format.channels == 1 ? 4u : 8u; }
-// Pass 7's rows per invocation (blur_grid.comp's pass-7 kOutputs): 8 for one-channel formats, 4
-// for the others. Measured on an H100 (TwoPass, 3840x2160, radius 32 / 64 / 128): R32F 140 / 243
-// / 444 us with 8 against 159 / 275 / 524 with 4; four channels 1.4x slower with 8 (RGBA8 620 /
-// 1026 / 1830 against 444 / 733 / 1299).
-inline std::uint32_t blurColumnOutputs(const BlurFormat& format) { return format.channels == 1 ? 8u : 4u; }
+// Pass 6's outputs per invocation (blur_grid.comp's kOutputs there): 8. Measured on an H100 (pass
+// 6 alone, stores through shared memory, 3840x2160, radius 16 / 64 / 128): RGBA8 151 / 299 / 498 us
+// with 8 against 183 / 370 / 635 with 4, RGBA16F and RGBA32F alike; R32F 46 / 97 / 170 against 48
+// / 109 / 195 (docs v56).
+inline std::uint32_t blurRowInvocationOutputs(const BlurFormat&) { return 8u; }
+// Pass 7's rows per invocation (blur_grid.comp's pass-7 kOutputs, its window of weights): 16 for
+// one-channel formats, 8 for the others. Measured on an H100 (pass 7 alone, 3840x2160, radius 16 /
+// 64 / 128): RGBA8 98 / 278 / 529 us with 8 against 104 / 320 / 621 with 4 and 133 / 290 / 507
+// with 16 (RGBA16F and RGBA32F alike); R32F 44 / 93 / 185 with 16 against 43 / 111 / 209 with 8
+// (docs v56).
+inline std::uint32_t blurColumnOutputs(const BlurFormat& format) { return format.channels == 1 ? 16u : 8u; }
+// Pass 7's weight table: blur_grid.comp's kTableStep k pads it with 6 k slots, which must hold the
+// blurColumnOutputs - 1 zeros that its window of weights reads past the last tap.
+inline std::uint32_t blurColumnTableStep(const BlurFormat& format) { return (blurColumnOutputs(format) - 1 + 5) / 6; }
 // Pass 6's shared-memory slots for a run of `outputs` and kMaxRadius each side.
 inline std::uint32_t blurRowSlots(std::uint32_t outputs, const BlurFormat& format)
 {
@@ -288,8 +293,8 @@ inline std::uint32_t blurRowSharedBytes(std::uint32_t outputs, const BlurFormat&
 {
     return blurRowSlots(outputs, format) * blurGridVecBytes(format) + blurGridWeightBytes(Blurrer::kMaxRadius, 0);
 }
-// Pass 6's outputs per workgroup on a device of `sharedBytes`: 256 x blurRowInvocationOutputs (2048
-// for four channels, 1024 for one) or the largest half of it whose stage fits (256 fits 16 KiB).
+// Pass 6's outputs per workgroup on a device of `sharedBytes`: 256 x blurRowInvocationOutputs
+// (2048) or the largest half of it whose stage fits (256 fits 16 KiB).
 inline std::uint32_t blurRowOutputs(std::uint32_t sharedBytes, const BlurFormat& format)
 {
     std::uint32_t outputs = kBlurGridGroupSize * blurRowInvocationOutputs(format);
@@ -1046,12 +1051,13 @@ inline VkResult Blurrer::create(const Device& device, const BlurrerCreateInfo& i
                                           b.m_gridPipelineLayout, &b.m_gridSmallPass2);
         if (r != VK_SUCCESS) return r;
     }
-    // The TwoPass method: a weight table of kMaxRadius (no padding); pass 6's stage as large as
-    // the device's shared memory takes (blurRowOutputs).
+    // The TwoPass method: a weight table of kMaxRadius (pass 7's with the zeros after it that
+    // blurColumnTableStep makes room for); pass 6's stage as large as the device's shared memory
+    // takes (blurRowOutputs).
     b.m_rowOutputs = detail::blurRowOutputs(sharedBytes, *fmt);
     gridSpec.tableRadius = kMaxRadius;
-    gridSpec.tableStep = 0;
     for (int pass = 5; pass < 7; ++pass) {
+        gridSpec.tableStep = pass == 5 ? 0 : detail::blurColumnTableStep(*fmt);
         gridSpec.shared = pass == 5 ? detail::blurRowSlots(b.m_rowOutputs, *fmt) * (vecBytes / 4) : 1;
         gridSpec.invocationOutputs = pass == 5 ? detail::blurRowInvocationOutputs(*fmt) : detail::blurColumnOutputs(*fmt);
         r = detail::createComputePipeline(device, fn, fmt->gridCode[pass], fmt->gridBytes[pass], &gridSpecInfo,
