@@ -1292,11 +1292,12 @@ TEST_F(BlurTest, AutoTakesDecimatedFromSigmaSixWithScratch) {
     EXPECT_GT(scratchFor(c).value_or(0), 0u);
     EXPECT_EQ(scratchFor(c, [](vkfx::BlurInfo &i) { i.method = vkfx::BlurMethod::Direct; }).value_or(1), 0u);
     EXPECT_GT(scratchFor(c, sigmas(6.0f, 6.0f)).value_or(0), 0u);  // spacing 2: the smallest decimated
-    EXPECT_EQ(scratchFor(c, sigmas(5.9f, 5.9f)).value_or(1), 0u);  // spacing 1: Direct
+    // Spacing 1: Direct (radius 15, below the TwoPass method's 16 for four channels).
+    EXPECT_EQ(scratchFor(c, sigmas(5.9f, 5.9f, 15)).value_or(1), 0u);
     // One axis only: not decimated; its radius 60 takes the TwoPass method (fp32 scratch).
     EXPECT_EQ(scratchFor(c, sigmas(20.0f, 5.9f)).value_or(1), 53u * 47u * 16u);
     // Below floor(3 sigma) and below the TwoPass method's radius: Direct.
-    EXPECT_EQ(scratchFor(c, sigmas(8.0f, 8.0f, 19)).value_or(1), 0u);
+    EXPECT_EQ(scratchFor(c, sigmas(8.0f, 8.0f, 15)).value_or(1), 0u);
     EXPECT_GT(scratchFor(c, sigmas(8.0f, 8.0f, 24)).value_or(0), 0u);
     for (VkFormat f : {VK_FORMAT_R32_SFLOAT, VK_FORMAT_R32G32B32A32_SFLOAT, VK_FORMAT_R16G16B16A16_SFLOAT}) {
         if (!cachedBlurrer(f))

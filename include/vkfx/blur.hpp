@@ -96,10 +96,11 @@ enum class BlurMethod : std::uint32_t {
     // H100 2.3-5.8x at sigma 10.7 (README, "Performance"), but 1-3% slower than Direct's 32 x 32
     // tiles at 3840x2160 at sigma 6 and 6.7 (v49). Otherwise, with a scratchBuffer, TwoPass where
     // the Direct method would walk (no tile for the radii) and the larger radius is at least 16
-    // (R16G16B16A16_SFLOAT, R32G32B32A32_SFLOAT) or 20 (the other formats), and its scratch fits
+    // (four-channel formats) or 20 (one-channel formats), and its scratch fits
     // maxStorageBufferRange: Gaussians not decimated, boxes. On an H100 at 3840x2160 TwoPass was
-    // faster than the walk at every radius measured from there (RGBA16F 1.09x at 16, 8.9x at 64;
-    // RGBA8 1.42x at 24; R32F 2.4x at 32) and 1.3-7x faster than a two-pass blur through an image.
+    // faster than the walk at every radius measured from there (RGBA16F 1.32x at 16; RGBA8 1.07x
+    // at 16; RGBA32F 11x at 64; R32F 2.6x at 32) and 1.9-8.7x faster than a two-pass blur through
+    // an image.
     Auto = 0,
     // Every output from its (2 rx + 1)(2 ry + 1) taps, in one dispatch (radius up to kMaxRadius):
     // workgroups walk strips of columns, or, where both radii are the same and small (up to 13

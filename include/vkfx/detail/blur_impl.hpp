@@ -304,13 +304,13 @@ inline std::uint32_t blurRowOutputs(std::uint32_t sharedBytes, const BlurFormat&
 
 // Where BlurMethod::Auto, given scratch, takes the TwoPass method instead of the walk (radii
 // the Tile method does not take): from this radius (the larger of the two) on. Measured on an
-// H100 (3840x2160, docs/blur-performance.md v54), walk / TwoPass us: RGBA16F radius 16 360 / 331,
-// RGBA32F 378 / 356; 8-bit RGBA 24 538 / 378; R32F 32 329 / 159 (tiles below). 8-bit RGBA walking
-// at 16 took 269 on the same GPU (v48; TwoPass 318), so below 20 (an interpolation) 8-byte and
-// 4-byte slots keep the walk where they have no tile.
+// H100 (3840x2160, docs/blur-performance.md v54, v56), walk / TwoPass us: RGBA16F radius 16 360 /
+// 272, RGBA32F 378 / 296; 8-bit RGBA 16 269 (v48) / 251, 24 538 / 378 (v54, before v56's faster
+// passes); R32F 32 330 / 125 (tiles below). One-channel formats keep the walk below 20 where they
+// have no tile (an interpolation: their walk at 16-19 was not measured).
 inline std::uint32_t blurTwoPassMinRadius(const BlurFormat& format)
 {
-    return format.slotBytes == 16 ? 16u : 20u;
+    return format.channels == 1 ? 20u : 16u;
 }
 
 struct BlurTwoPassLayout {
