@@ -1384,6 +1384,22 @@ TEST_F(BlurTest, TwoPassRowsWiderThanAWorkgroupMatchReference) {
     runCase(c);
 }
 
+TEST_F(BlurTest, TwoPassColumnsTallerThanAWorkgroupMatchReference) {
+    // Columns of several workgroups of the vertical pass (8 runs of 8 rows each for four channels,
+    // of 16 for one), rows near the top and bottom read through the border and the others directly.
+    BlurCase c = twoPass({67, 300}, 7.0f); // radius 21
+    c.sigmaX = 2.0f;
+    c.format = VK_FORMAT_R32_SFLOAT;
+    c.border = BlurBorder::Mirror;
+    runCase(c);
+    if (stopped())
+        return;
+    c.format = VK_FORMAT_R8G8B8A8_UNORM;
+    c.border = BlurBorder::Constant;
+    c.content = BlurCase::Content::HotPixels;
+    runCase(c);
+}
+
 TEST_F(BlurTest, TwoPassRegionAtOddOffsetsAndLayersMatchReference) {
     BlurCase c = inRegionOfLayers(twoPass({77, 59}, 4.5f));
     c.radiusX = 40;
