@@ -1368,36 +1368,37 @@ TEST_F(BlurTest, TwoPassBoxRadiiAndOneAxisMatchReference) {
     }
 }
 
-TEST_F(BlurTest, TwoPassRowsWiderThanAWorkgroupMatchReference) {
-    // Rows of two or more workgroups of the horizontal pass (2,048 outputs each, or the largest
-    // half of that the device's shared memory holds), the last one partly outside the row.
-    BlurCase c = twoPass({2200, 37}, 9.0f); // radius 27
-    c.sigmaY = 1.2f;
-    c.format = VK_FORMAT_R32_SFLOAT;
-    c.border = BlurBorder::Mirror;
-    runCase(c);
-    if (stopped())
-        return;
-    c.format = VK_FORMAT_R8G8B8A8_SRGB;
-    c.border = BlurBorder::Wrap;
-    c.content = BlurCase::Content::HotPixels;
-    runCase(c);
-}
-
-TEST_F(BlurTest, TwoPassColumnsTallerThanAWorkgroupMatchReference) {
-    // Columns of several workgroups of the vertical pass (8 runs of 8 rows each for four channels,
-    // of 16 for one), rows near the top and bottom read through the border and the others directly.
-    BlurCase c = twoPass({67, 300}, 7.0f); // radius 21
-    c.sigmaX = 2.0f;
-    c.format = VK_FORMAT_R32_SFLOAT;
-    c.border = BlurBorder::Mirror;
-    runCase(c);
-    if (stopped())
-        return;
-    c.format = VK_FORMAT_R8G8B8A8_UNORM;
-    c.border = BlurBorder::Constant;
-    c.content = BlurCase::Content::HotPixels;
-    runCase(c);
+TEST_F(BlurTest, TwoPassRowsAndColumnsOfSeveralWorkgroupsMatchReference) {
+    struct Shape {
+        VkExtent2D extent;
+        float sigmaX, sigmaY;
+        VkFormat fourChannels; // after R32_SFLOAT with Mirror
+        BlurBorder border;
+    };
+    const Shape shapes[] = {
+        // Rows of two or more workgroups of the horizontal pass (2,048 outputs each, or the
+        // largest half of that the device's shared memory holds), the last one partly outside.
+        {{2200, 37}, 9.0f, 1.2f, VK_FORMAT_R8G8B8A8_SRGB, BlurBorder::Wrap}, // radius 27
+        // Columns of several workgroups of the vertical pass (8 runs of 8 rows each for four
+        // channels, of 16 for one), rows near the ends read through the border, the others
+        // directly.
+        {{67, 300}, 2.0f, 7.0f, VK_FORMAT_R8G8B8A8_UNORM, BlurBorder::Constant}, // radius 21
+    };
+    for (const Shape &shape : shapes) {
+        BlurCase c = twoPass(shape.extent, shape.sigmaX);
+        c.sigmaY = shape.sigmaY;
+        c.format = VK_FORMAT_R32_SFLOAT;
+        c.border = BlurBorder::Mirror;
+        runCase(c);
+        if (stopped())
+            return;
+        c.format = shape.fourChannels;
+        c.border = shape.border;
+        c.content = BlurCase::Content::HotPixels;
+        runCase(c);
+        if (stopped())
+            return;
+    }
 }
 
 TEST_F(BlurTest, TwoPassRegionAtOddOffsetsAndLayersMatchReference) {
