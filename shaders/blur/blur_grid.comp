@@ -192,7 +192,8 @@ void splitRange(int span, uint splits, uint split, out int begin, out int end)
 // 7 adds kOutputs - 1 zeros after the last weight (the host's kTableStep leaves room for them).
 shared float sWeight[2u * kTableRadius + 1u + 6u * kTableStep];
 
-// sWeight for an axis, and `tail` zeros after it; the caller's barrier makes it visible.
+// sWeight for an axis, and `tail` zeros after it; the caller's barrier makes it visible (or
+// loadWeights').
 void storeWeights(uint axis, uint tail)
 {
     int r = int(pc.radius[axis]);
@@ -204,9 +205,9 @@ void storeWeights(uint axis, uint tail)
     }
 }
 
-void loadWeights(uint axis)
+void loadWeights(uint axis, uint tail)
 {
-    storeWeights(axis, 0u);
+    storeWeights(axis, tail);
     barrier();
 }
 
@@ -245,7 +246,7 @@ VEC fetch(int x, int y, int layer)
 // (2 ry + 1 + 3 ky rows) are split into pc.splits.x consecutive ranges.
 void main()
 {
-    loadWeights(1u);
+    loadWeights(1u, 0u);
     uint tid = gl_LocalInvocationIndex;
     uint splits = pc.splits.x;
     uint block = tid / kColumnsPerGroup;
@@ -531,7 +532,7 @@ void main()
             }
         }
     } else {
-        loadWeights(0u);
+        loadWeights(0u, 0u);
         if (!live) {
         } else if (x0 + tBegin >= 0 && x0 + tEnd <= width) {
             for (int t = tBegin; t < tEnd; ++t) {
@@ -671,7 +672,7 @@ void main()
 // The TwoPass method (module comment): kOutputs consecutive outputs per invocation from a
 // sliding window (blur/window.glsl) of taps in pass 6, of weights in pass 7; sWeight[t] is the
 // weight of tap t (the host pushes grid = 0: no padding before it).
-// Outputs per invocation: consecutive columns in pass 6 (the host's blurRowInvocationOutputs: 8),
+// Outputs per invocation: consecutive columns in pass 6 (the host's kBlurRowInvocationOutputs: 8),
 // rows in pass 7 (blurColumnOutputs: 16 for one channel, else 8).
 layout(constant_id = 4) const uint kOutputs = 8u;
 #include "blur/window.glsl"
@@ -759,8 +760,7 @@ VEC loadH(uint column, int y, int height, int width)
 // 234 at 8; docs v56).
 void main()
 {
-    storeWeights(1u, kOutputs - 1u); // the zeros the scatter form reads past the last tap
-    barrier();
+    loadWeights(1u, kOutputs - 1u); // and the zeros the scatter form reads past the last tap
     uint tid = gl_LocalInvocationIndex;
     int width = int(pc.extent.x);
     int height = int(pc.extent.y);

@@ -264,8 +264,8 @@ inline double gaussianSum(float sigma, std::uint32_t radius)
 }
 
 // The TwoPass method (blur_grid.comp passes 6 and 7): pass 6's workgroups make up to 256 x
-// blurRowInvocationOutputs outputs of one row from a run of that many source texels and
-// kMaxRadius each side, staged in shared memory (value j at slot j + j / blurRowInvocationOutputs)
+// kBlurRowInvocationOutputs outputs of one row from a run of that many source texels and
+// kMaxRadius each side, staged in shared memory (value j at slot j + j / kBlurRowInvocationOutputs)
 // beside the weight table, and store them back through the same slots; pass 7's are 32 columns by
 // 8 runs of blurColumnOutputs rows.
 //
@@ -273,7 +273,7 @@ inline double gaussianSum(float sigma, std::uint32_t radius)
 // 6 alone, stores through shared memory, 3840x2160, radius 16 / 64 / 128): RGBA8 151 / 299 / 498 us
 // with 8 against 183 / 370 / 635 with 4, RGBA16F and RGBA32F alike; R32F 46 / 97 / 170 against 48
 // / 109 / 195 (docs v56).
-inline std::uint32_t blurRowInvocationOutputs(const BlurFormat&) { return 8u; }
+constexpr std::uint32_t kBlurRowInvocationOutputs = 8;
 // Pass 7's rows per invocation (blur_grid.comp's pass-7 kOutputs, its window of weights): 16 for
 // one-channel formats, 8 for the others. Measured on an H100 (pass 7 alone, 3840x2160, radius 16 /
 // 64 / 128): RGBA8 98 / 278 / 529 us with 8 against 104 / 320 / 621 with 4 and 133 / 290 / 507
@@ -284,20 +284,20 @@ inline std::uint32_t blurColumnOutputs(const BlurFormat& format) { return format
 // blurColumnOutputs - 1 zeros that its window of weights reads past the last tap.
 inline std::uint32_t blurColumnTableStep(const BlurFormat& format) { return (blurColumnOutputs(format) - 1 + 5) / 6; }
 // Pass 6's shared-memory slots for a run of `outputs` and kMaxRadius each side.
-inline std::uint32_t blurRowSlots(std::uint32_t outputs, const BlurFormat& format)
+constexpr std::uint32_t blurRowSlots(std::uint32_t outputs)
 {
     const std::uint32_t run = outputs + 2 * Blurrer::kMaxRadius;
-    return run + run / blurRowInvocationOutputs(format);
+    return run + run / kBlurRowInvocationOutputs;
 }
 inline std::uint32_t blurRowSharedBytes(std::uint32_t outputs, const BlurFormat& format)
 {
-    return blurRowSlots(outputs, format) * blurGridVecBytes(format) + blurGridWeightBytes(Blurrer::kMaxRadius, 0);
+    return blurRowSlots(outputs) * blurGridVecBytes(format) + blurGridWeightBytes(Blurrer::kMaxRadius, 0);
 }
-// Pass 6's outputs per workgroup on a device of `sharedBytes`: 256 x blurRowInvocationOutputs
+// Pass 6's outputs per workgroup on a device of `sharedBytes`: 256 x kBlurRowInvocationOutputs
 // (2048) or the largest half of it whose stage fits (256 fits 16 KiB).
 inline std::uint32_t blurRowOutputs(std::uint32_t sharedBytes, const BlurFormat& format)
 {
-    std::uint32_t outputs = kBlurGridGroupSize * blurRowInvocationOutputs(format);
+    std::uint32_t outputs = kBlurGridGroupSize * kBlurRowInvocationOutputs;
     while (outputs > 256 && blurRowSharedBytes(outputs, format) > sharedBytes) outputs /= 2;
     return outputs;
 }
@@ -1058,8 +1058,8 @@ inline VkResult Blurrer::create(const Device& device, const BlurrerCreateInfo& i
     gridSpec.tableRadius = kMaxRadius;
     for (int pass = 5; pass < 7; ++pass) {
         gridSpec.tableStep = pass == 5 ? 0 : detail::blurColumnTableStep(*fmt);
-        gridSpec.shared = pass == 5 ? detail::blurRowSlots(b.m_rowOutputs, *fmt) * (vecBytes / 4) : 1;
-        gridSpec.invocationOutputs = pass == 5 ? detail::blurRowInvocationOutputs(*fmt) : detail::blurColumnOutputs(*fmt);
+        gridSpec.shared = pass == 5 ? detail::blurRowSlots(b.m_rowOutputs) * (vecBytes / 4) : 1;
+        gridSpec.invocationOutputs = pass == 5 ? detail::kBlurRowInvocationOutputs : detail::blurColumnOutputs(*fmt);
         r = detail::createComputePipeline(device, fn, fmt->gridCode[pass], fmt->gridBytes[pass], &gridSpecInfo,
                                           b.m_gridPipelineLayout, &b.m_gridPasses[pass]);
         if (r != VK_SUCCESS) return r;
