@@ -1144,6 +1144,23 @@ TEST_F(BlurTest, OtherLayerOfTheSameImageMatchesReference) {
 // rounding) of the exact blur.
 
 // A Gaussian of `sigma` on both axes with `method` forced, given scratch.
+// The TwoPass method's scratch per texel and layer: four fp16 values for 8-bit four-channel
+// formats, fp32 values for the others.
+VkDeviceSize twoPassTexelBytes(VkFormat format) {
+    switch (format) {
+    case VK_FORMAT_R8G8B8A8_UNORM:
+    case VK_FORMAT_R8G8B8A8_SRGB:
+    case VK_FORMAT_B8G8R8A8_UNORM:
+    case VK_FORMAT_B8G8R8A8_SRGB:
+        return 8;
+    case VK_FORMAT_R32_SFLOAT:
+    case VK_FORMAT_R8_UNORM:
+        return 4;
+    default:
+        return 16;
+    }
+}
+
 BlurCase withScratch(VkExtent2D extent, float sigma, vkfx::BlurMethod method) {
     BlurCase c;
     c.extent = extent;
@@ -1260,7 +1277,7 @@ TEST_F(BlurTest, AutoTakesDecimatedAboveTheDirectMaximum) {
     EXPECT_EQ(scratchFor(c, sigma(4.0f)).value_or(1), 0u);  // spacing 1: Direct, no scratch
     EXPECT_GT(scratchFor(c, sigma(42.0f, vkfx::BlurMethod::Decimated)).value_or(0), 0u);
     EXPECT_EQ(scratchFor(c, sigma(42.0f, vkfx::BlurMethod::Direct)).value_or(1), 0u);
-    // A box is never decimated: radius 100 takes the TwoPass method (fp32 scratch of the region).
+    // A box is never decimated: radius 100 takes the TwoPass method (scratch of the region).
     auto box = [](vkfx::BlurMethod m) {
         return [=](vkfx::BlurInfo &i) {
             i.filter = BlurFilter::Box;
@@ -1268,7 +1285,8 @@ TEST_F(BlurTest, AutoTakesDecimatedAboveTheDirectMaximum) {
             i.method = m;
         };
     };
-    EXPECT_EQ(scratchFor(c, box(vkfx::BlurMethod::Auto)).value_or(0), 50u * 40u * 16u);
+    EXPECT_EQ(scratchFor(c, box(vkfx::BlurMethod::Auto)).value_or(0),
+              50u * 40u * twoPassTexelBytes(c.format));
     EXPECT_EQ(scratchFor(c, box(vkfx::BlurMethod::Direct)).value_or(1), 0u);
     runCase(c); // Auto, with scratch: Decimated
 }
@@ -1294,8 +1312,9 @@ TEST_F(BlurTest, AutoTakesDecimatedFromSigmaSixWithScratch) {
     EXPECT_GT(scratchFor(c, sigmas(6.0f, 6.0f)).value_or(0), 0u);  // spacing 2: the smallest decimated
     // Spacing 1: Direct (radius 15, below the TwoPass method's 16 for four channels).
     EXPECT_EQ(scratchFor(c, sigmas(5.9f, 5.9f, 15)).value_or(1), 0u);
-    // One axis only: not decimated; its radius 60 takes the TwoPass method (fp32 scratch).
-    EXPECT_EQ(scratchFor(c, sigmas(20.0f, 5.9f)).value_or(1), 53u * 47u * 16u);
+    // One axis only: not decimated; its radius 60 takes the TwoPass method.
+    EXPECT_EQ(scratchFor(c, sigmas(20.0f, 5.9f)).value_or(1),
+              53u * 47u * twoPassTexelBytes(c.format));
     // Below floor(3 sigma) and below the TwoPass method's radius: Direct.
     EXPECT_EQ(scratchFor(c, sigmas(8.0f, 8.0f, 15)).value_or(1), 0u);
     EXPECT_GT(scratchFor(c, sigmas(8.0f, 8.0f, 24)).value_or(0), 0u);
@@ -1350,6 +1369,21 @@ TEST_F(BlurTest, TwoPassEveryBorderMatchesReference) {
     runEveryBorder(c);
 }
 
+// 8-bit four-channel formats keep the horizontal pass's rows in fp16: a border colour beyond its
+// range (65504) still blurs to the reference's values.
+TEST_F(BlurTest, TwoPassBorderColourBeyondHalfRangeMatchesReference) {
+    BlurCase c = twoPass({45, 37}, 5.0f); // radius 15
+    c.border = BlurBorder::Constant;
+    const float color[4] = {1e6f, -1e6f, 0.6f, 3e4f};
+    std::copy(std::begin(color), std::end(color), std::begin(c.color));
+    for (VkFormat f : {VK_FORMAT_R8G8B8A8_UNORM, VK_FORMAT_B8G8R8A8_SRGB}) {
+        c.format = f;
+        runCase(c);
+        if (stopped())
+            return;
+    }
+}
+
 TEST_F(BlurTest, TwoPassBoxRadiiAndOneAxisMatchReference) {
     const std::uint32_t radii[][2] = {
         {1, 1}, {0, 9}, {17, 0}, {64, 3}, {vkfx::Blurrer::kMaxRadius, 100}};
@@ -1379,11 +1413,17 @@ TEST_F(BlurTest, TwoPassRowsAndColumnsOfSeveralWorkgroupsMatchReference) {
         // Rows of two or more workgroups of the horizontal pass (2,048 outputs each, or the
         // largest half of that the device's shared memory holds), the last one partly outside.
         {{2200, 37}, 9.0f, 1.2f, VK_FORMAT_R8G8B8A8_SRGB, BlurBorder::Wrap}, // radius 27
-        // Columns of several workgroups of the vertical pass (8 runs of 8 rows each for four
-        // channels, of 16 for one), rows near the ends read through the border, the others
-        // directly.
+        // Columns of several workgroups of the vertical pass (8 runs of 8 rows each), rows near
+        // the ends read through the border, the others directly.
         {{67, 300}, 2.0f, 7.0f, VK_FORMAT_R8G8B8A8_UNORM, BlurBorder::Constant}, // radius 21
+        // The same in its wide form for one channel (runs of 16 rows; blurColumnWideRadius).
+        {{40, 300}, 1.5f, 33.0f, VK_FORMAT_B8G8R8A8_UNORM, BlurBorder::ClampToEdge}, // radius 99
     };
+    // The shapes' vertical radii take each form of the vertical pass for one channel.
+    const std::uint32_t wide =
+        vkfx::detail::blurColumnWideRadius(*vkfx::detail::findBlurFormat(VK_FORMAT_R32_SFLOAT));
+    ASSERT_GT(wide, 21u);
+    ASSERT_LE(wide, 99u);
     for (const Shape &shape : shapes) {
         BlurCase c = twoPass(shape.extent, shape.sigmaX);
         c.sigmaY = shape.sigmaY;
@@ -1460,7 +1500,8 @@ TEST_F(BlurTest, MethodForNamesTheMethodARecordTakes) {
     EXPECT_EQ(methodOf(true,
                        [&](vkfx::BlurInfo &i) {
                            box(100)(i);
-                           i.scratchSize = 53u * 47u * 16u - 4u; // below TwoPass's scratch
+                           i.scratchSize = 53u * 47u * twoPassTexelBytes(VK_FORMAT_R8G8B8A8_UNORM) -
+                                           4u; // below TwoPass's
                        }),
               std::nullopt);
     EXPECT_EQ(methodOf(true, box(129, M::TwoPass)), std::nullopt);
@@ -1489,7 +1530,7 @@ TEST_F(BlurTest, AutoTakesTwoPassForLargeRadiiWithScratch) {
         c.radiusX = c.radiusY = minRadius;
         c.scratch = true;
         c.content = BlurCase::Content::HotPixels;
-        const VkDeviceSize twoPassBytes = 57u * 43u * (f == VK_FORMAT_R32_SFLOAT ? 4u : 16u);
+        const VkDeviceSize twoPassBytes = 57u * 43u * twoPassTexelBytes(f);
         EXPECT_EQ(scratchFor(c).value_or(0), twoPassBytes) << formatName(f);
         EXPECT_EQ(scratchFor(c, [](vkfx::BlurInfo &i) { i.method = vkfx::BlurMethod::Direct; })
                       .value_or(1),

@@ -120,10 +120,11 @@ enum class BlurMethod : std::uint32_t {
     // largest and smallest source value of a channel, besides the format's rounding.
     Decimated = 2,
     // Gaussian or box, exact as Direct (radius up to kMaxRadius): every row blurred horizontally
-    // into a scratch buffer (fp32: 16 bytes per texel of the region and layer, 4 for one-channel
-    // formats), then its columns vertically into the destination: two dispatches with a
-    // COMPUTE -> COMPUTE barrier on the scratch range between them. The same multiply-adds as
-    // Direct, without the walk's shared-memory ring: faster than the walk at large radii.
+    // into a scratch buffer (per texel of the region and layer: 8 bytes for 8-bit RGBA / BGRA, in
+    // fp16; 16 for the other four-channel formats and 4 for one-channel ones, in fp32), then its
+    // columns vertically into the destination: two dispatches with a COMPUTE -> COMPUTE barrier
+    // on the scratch range between them. The same multiply-adds as Direct, without the walk's
+    // shared-memory ring: faster than the walk at large radii.
     TwoPass = 3,
 };
 
@@ -396,7 +397,7 @@ private:
     // of the vertical pass's moments form (the moments of blocks of rows, the grid rows from them).
     VkDescriptorSetLayout m_gridSetLayout = VK_NULL_HANDLE;
     VkPipelineLayout m_gridPipelineLayout = VK_NULL_HANDLE;
-    VkPipeline m_gridPasses[7] = {}; // passes 1-3, 4-5 (V in the moments form) where made, 6-7 (TwoPass)
+    VkPipeline m_gridPasses[8] = {}; // passes 1-3, 4-5 (V in the moments form) where made, 6-7 (TwoPass), 7's wide form where made
     std::uint32_t m_gridStageVecs = 0; // values pass 2 can stage in shared memory
     // Pass 2 for small kernels (a small weight table, a 16 KiB stage); null where it does not fit.
     VkPipeline m_gridSmallPass2 = VK_NULL_HANDLE;

@@ -38,15 +38,16 @@
 // cache, (2 rx + 1) / (kx ky) more, 2 x 4 for the interpolation, one write.
 //
 // The same file holds the TwoPass method's two passes (an exact blur, Gaussian or box, through
-// H: layers x height x width values of the scratch, fp32):
+// H: layers x height x width values of the scratch, fp32, or fp16 for 8-bit four-channel formats):
 //
 //   pass 6 (VKFX_BLUR_PASS 6): H, the horizontal blur of every row. A workgroup stages a run of
 //     one row (pc.outRows outputs and rx texels each side, border-mapped) in shared memory; each
 //     invocation makes 8 consecutive outputs from a sliding window of taps, and the workgroup's
 //     outputs go back through shared memory so that a subgroup stores consecutive values of H.
 //   pass 7 (VKFX_BLUR_PASS 7): the vertical blur of H's columns into the destination; each
-//     invocation makes 8 (one channel: 16) consecutive rows of one column from H, the lanes of a
-//     subgroup reading consecutive values of a row, from a sliding window of weights.
+//     invocation makes 8 (from a radius the host chooses: 16) consecutive rows of one column from
+//     H, the lanes of a subgroup reading consecutive values of a row, from a sliding window of
+//     weights.
 //
 // Cost per texel: 2 (2r + 1) multiply-adds per channel as the Direct method, one read of the
 // source, one write and (2r + K) / K reads (from the cache) of H, K pass 7's rows per invocation.
@@ -76,7 +77,22 @@ layout(constant_id = 3) const uint kTableStep = 113u;
 
 layout(set = 0, binding = 0) uniform sampler2DArray src;
 VKFX_DST_LAYOUT(1) uniform writeonly image2DArray dst;
+#if (VKFX_BLUR_PASS == 6 || VKFX_BLUR_PASS == 7) && (defined(VKFX_FMT_rgba8) || defined(VKFX_FMT_bgra8))
+// The TwoPass method's H for 8-bit four-channel formats: fp16, four halves per value (the host's
+// blurTwoPassValueBytes). Its rounding, 2^-11 of a value at most, is an eighth of the output's last
+// place; the clamp keeps a constant border colour beyond fp16's range finite.
+layout(set = 0, binding = 2, std430) buffer Scratch { uvec2 values[]; };
+uvec2 packH(vec4 v)
+{
+    v = clamp(v, vec4(-65504.0), vec4(65504.0));
+    return uvec2(packHalf2x16(v.xy), packHalf2x16(v.zw));
+}
+vec4 unpackH(uvec2 u) { return vec4(unpackHalf2x16(u.x), unpackHalf2x16(u.y)); }
+#else
 layout(set = 0, binding = 2, std430) buffer Scratch { VEC values[]; };
+#define packH(v) (v)
+#define unpackH(v) (v)
+#endif
 
 layout(push_constant) uniform Push {
     vec4 borderColor; // Constant: linear RGBA
@@ -673,7 +689,8 @@ void main()
 // sliding window (blur/window.glsl) of taps in pass 6, of weights in pass 7; sWeight[t] is the
 // weight of tap t (the host pushes grid = 0: no padding before it).
 // Outputs per invocation: consecutive columns in pass 6 (the host's kBlurRowInvocationOutputs: 8),
-// rows in pass 7 (blurColumnOutputs: 16 for one channel, else 8).
+// rows in pass 7 (kBlurColumnOutputs, 8, or from the host's blurColumnWideRadius on
+// kBlurColumnWideOutputs, 16: one pipeline each).
 layout(constant_id = 4) const uint kOutputs = 8u;
 #include "blur/window.glsl"
 #define WEIGHT(i) sWeight[i]
@@ -737,7 +754,7 @@ void main()
     uint v = (uint(layer) * pc.extent.y + uint(y)) * uint(width) + uint(x0);
     [[unroll]] for (uint k = 0u; k < kOutputs; ++k) {
         uint j = tid + k * kGroupSize;
-        if (j < count) values[v + j] = sRun[j + j / kOutputs];
+        if (j < count) values[v + j] = packH(sRun[j + j / kOutputs]);
     }
 }
 
@@ -748,7 +765,7 @@ void main()
 VEC loadH(uint column, int y, int height, int width)
 {
     int sy = borderIndex(y, height, pc.border);
-    return sy < 0 ? constantColor() : values[column + uint(sy) * uint(width)];
+    return sy < 0 ? constantColor() : unpackH(values[column + uint(sy) * uint(width)]);
 }
 
 // Invocation: lane = column, warp-sized block = kOutputs consecutive rows; workgroup: 32 columns
@@ -773,7 +790,7 @@ void main()
     uint taps = 2u * pc.radius.y + 1u;
     VEC acc[kOutputs];
     if (y0 >= 0 && y0 + int(taps + kOutputs - 1u) <= height) {
-#define AT_COLUMN(i) values[column + uint(y0 + int(i)) * uint(width)]
+#define AT_COLUMN(i) unpackH(values[column + uint(y0 + int(i)) * uint(width)])
         FILTER_OUTPUTS_SCATTER(acc, taps, WEIGHT, AT_COLUMN)
 #undef AT_COLUMN
     } else {

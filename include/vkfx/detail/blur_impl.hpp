@@ -267,22 +267,30 @@ inline double gaussianSum(float sigma, std::uint32_t radius)
 // kBlurRowInvocationOutputs outputs of one row from a run of that many source texels and
 // kMaxRadius each side, staged in shared memory (value j at slot j + j / kBlurRowInvocationOutputs)
 // beside the weight table, and store them back through the same slots; pass 7's are 32 columns by
-// 8 runs of blurColumnOutputs rows.
+// 8 runs of kBlurColumnOutputs (or kBlurColumnWideOutputs) rows.
 //
 // Pass 6's outputs per invocation (blur_grid.comp's kOutputs there): 8. Measured on an H100 (pass
 // 6 alone, stores through shared memory, 3840x2160, radius 16 / 64 / 128): RGBA8 151 / 299 / 498 us
 // with 8 against 183 / 370 / 635 with 4, RGBA16F and RGBA32F alike; R32F 46 / 97 / 170 against 48
 // / 109 / 195 (docs v56).
 constexpr std::uint32_t kBlurRowInvocationOutputs = 8;
-// Pass 7's rows per invocation (blur_grid.comp's pass-7 kOutputs, its window of weights): 16 for
-// one-channel formats, 8 for the others. Measured on an H100 (pass 7 alone, 3840x2160, radius 16 /
-// 64 / 128): RGBA8 98 / 278 / 529 us with 8 against 104 / 320 / 621 with 4 and 133 / 290 / 507
-// with 16 (RGBA16F and RGBA32F alike); R32F 44 / 93 / 185 with 16 against 43 / 111 / 209 with 8
-// (docs v56).
-inline std::uint32_t blurColumnOutputs(const BlurFormat& format) { return format.channels == 1 ? 16u : 8u; }
+// Pass 7's rows per invocation (blur_grid.comp's pass-7 kOutputs, its window of weights): 8, or 16
+// (the wide form) from blurColumnWideRadius on. The window makes kOutputs - 1 multiply-adds per
+// output more than the taps and reads kOutputs + 2 r values for kOutputs outputs: the wide form
+// halves the reads, doubles the extra multiply-adds and leaves half the workgroups. Measured on an
+// H100 (docs v56, v57), us: pass 7 alone, 3840x2160 RGBA8 radius 16 / 64 / 128, 98 / 278 / 529 with
+// 8 against 104 / 320 / 621 with 4 and 133 / 290 / 507 with 16. The whole method, R32F radius 16 /
+// 32 / 64 / 128: 88 / 121 / 208 / 379 with 8 against 96 / 124 / 192 / 355 with 16, at 1920x1080 32
+// / 44 / 76 / 136 against 40 / 49 / 77 / 131. Four channels at radius 128 with 16: 2-3% faster at
+// 3840x2160, 4-7.5% slower at 1920x1080 (RGBA16F 353 against 328), so they keep 8.
+constexpr std::uint32_t kBlurColumnOutputs = 8;
+constexpr std::uint32_t kBlurColumnWideOutputs = 16;
+// The vertical radius from which pass 7 takes the wide form, where the format has it (one channel:
+// between 32 and 64, the radii measured on either side of the crossing); 0 where it has not.
+inline std::uint32_t blurColumnWideRadius(const BlurFormat& format) { return format.channels == 1 ? 48u : 0u; }
 // Pass 7's weight table: blur_grid.comp's kTableStep k pads it with 6 k slots, which must hold the
-// blurColumnOutputs - 1 zeros that its window of weights reads past the last tap.
-inline std::uint32_t blurColumnTableStep(const BlurFormat& format) { return (blurColumnOutputs(format) - 1 + 5) / 6; }
+// outputs - 1 zeros that its window of weights reads past the last tap.
+constexpr std::uint32_t blurColumnTableStep(std::uint32_t outputs) { return (outputs - 1 + 5) / 6; }
 // Pass 6's shared-memory slots for a run of `outputs` and kMaxRadius each side.
 constexpr std::uint32_t blurRowSlots(std::uint32_t outputs)
 {
@@ -313,24 +321,36 @@ inline std::uint32_t blurTwoPassMinRadius(const BlurFormat& format)
     return format.channels == 1 ? 20u : 16u;
 }
 
+// The TwoPass method's bytes per value of H (blur_grid.comp): fp16 for 8-bit four-channel formats
+// (those whose tiles keep packed halves), fp32 for the others. On an H100 (3840x2160 RGBA8, radius
+// 16 / 32 / 64 / 128) fp16 took 234 / 345 / 580 / 1048 us against 250 / 353 / 580 / 1033 for fp32,
+// at 1920x1080 71 / 103 / 174 / 313 against 80 / 110 / 183 / 323 (docs v57), with half the scratch.
+inline std::uint32_t blurTwoPassValueBytes(const BlurFormat& format)
+{
+    return format.channels == 4 && format.slotBytes == 8 ? 8u : blurGridVecBytes(format);
+}
+
 struct BlurTwoPassLayout {
     std::uint32_t rowOutputs = 0;    // pass 6: outputs per workgroup
     std::uint32_t groups[2][2] = {}; // x and y workgroups of passes 6 and 7 (z: layers)
-    VkDeviceSize scratchBytes = 0;   // H: layers x height x width values, fp32
+    bool wideColumns = false;        // pass 7 in its wide form (kBlurColumnWideOutputs rows per invocation)
+    VkDeviceSize scratchBytes = 0;   // H: layers x height x width values (blurTwoPassValueBytes)
 };
 
 inline BlurTwoPassLayout blurTwoPassLayout(VkExtent2D extent, std::uint32_t layers, const BlurFormat& format,
-                                           std::uint32_t rowOutputs)
+                                           std::uint32_t rowOutputs, std::uint32_t radiusY)
 {
     BlurTwoPassLayout t;
     t.rowOutputs = rowOutputs;
+    t.wideColumns = blurColumnWideRadius(format) != 0 && radiusY >= blurColumnWideRadius(format);
     t.groups[0][0] = (extent.width + rowOutputs - 1) / rowOutputs;
     t.groups[0][1] = extent.height;
     t.groups[1][0] = (extent.width + kBlurGridColumns - 1) / kBlurGridColumns;
-    // A workgroup's runs (its invocations over its columns), each blurColumnOutputs rows.
-    const std::uint32_t columnRows = kBlurGridGroupSize / kBlurGridColumns * blurColumnOutputs(format);
+    // A workgroup's runs (its invocations over its columns), each of pass 7's rows per invocation.
+    const std::uint32_t columnRows =
+        kBlurGridGroupSize / kBlurGridColumns * (t.wideColumns ? kBlurColumnWideOutputs : kBlurColumnOutputs);
     t.groups[1][1] = (extent.height + columnRows - 1) / columnRows;
-    t.scratchBytes = VkDeviceSize{layers} * extent.width * extent.height * blurGridVecBytes(format);
+    t.scratchBytes = VkDeviceSize{layers} * extent.width * extent.height * blurTwoPassValueBytes(format);
     return t;
 }
 
@@ -1053,14 +1073,19 @@ inline VkResult Blurrer::create(const Device& device, const BlurrerCreateInfo& i
     }
     // The TwoPass method: a weight table of kMaxRadius (pass 7's with the zeros after it that
     // blurColumnTableStep makes room for); pass 6's stage as large as the device's shared memory
-    // takes (blurRowOutputs).
+    // takes (blurRowOutputs); pass 7, and its wide form as m_gridPasses[7] where the format has it.
     b.m_rowOutputs = detail::blurRowOutputs(sharedBytes, *fmt);
     gridSpec.tableRadius = kMaxRadius;
-    for (int pass = 5; pass < 7; ++pass) {
-        gridSpec.tableStep = pass == 5 ? 0 : detail::blurColumnTableStep(*fmt);
+    const int twoPassPipelines = detail::blurColumnWideRadius(*fmt) != 0 ? 8 : 7;
+    for (int pass = 5; pass < twoPassPipelines; ++pass) {
+        const std::uint32_t outputs = pass == 5   ? detail::kBlurRowInvocationOutputs
+                                      : pass == 6 ? detail::kBlurColumnOutputs
+                                                  : detail::kBlurColumnWideOutputs;
+        gridSpec.tableStep = pass == 5 ? 0 : detail::blurColumnTableStep(outputs);
         gridSpec.shared = pass == 5 ? detail::blurRowSlots(b.m_rowOutputs) * (vecBytes / 4) : 1;
-        gridSpec.invocationOutputs = pass == 5 ? detail::kBlurRowInvocationOutputs : detail::blurColumnOutputs(*fmt);
-        r = detail::createComputePipeline(device, fn, fmt->gridCode[pass], fmt->gridBytes[pass], &gridSpecInfo,
+        gridSpec.invocationOutputs = outputs;
+        const int code = std::min(pass, 6);
+        r = detail::createComputePipeline(device, fn, fmt->gridCode[code], fmt->gridBytes[code], &gridSpecInfo,
                                           b.m_gridPipelineLayout, &b.m_gridPasses[pass]);
         if (r != VK_SUCCESS) return r;
     }
@@ -1302,7 +1327,7 @@ inline VkResult Blurrer::plan(const BlurInfo& info, const char* fn, bool withScr
             p.norm[a] = info.filter == BlurFilter::Box ? static_cast<float>(1.0 / (2.0 * p.radius[a] + 1.0))
                                                         : static_cast<float>(1.0 / detail::gaussianSum(sigma[a], p.radius[a]));
         }
-        p.twoPassLayout = detail::blurTwoPassLayout(extent, p.layers, fmt, m_rowOutputs);
+        p.twoPassLayout = detail::blurTwoPassLayout(extent, p.layers, fmt, m_rowOutputs, p.radius[1]);
         if (p.twoPassLayout.scratchBytes > limits.maxStorageBufferRange) {
             if (autoTwoPass) {
                 BlurInfo direct = info;
@@ -1511,7 +1536,7 @@ inline VkResult Blurrer::record(VkCommandBuffer cmd, const BlurInfo& info) const
         barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT;
         f.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 0,
                                nullptr, 1, &barrier, 0, nullptr);
-        f.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, m_gridPasses[6]);
+        f.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, m_gridPasses[t.wideColumns ? 7 : 6]);
         f.vkCmdDispatch(cmd, t.groups[1][0], t.groups[1][1], p.layers);
         return VK_SUCCESS;
     }
