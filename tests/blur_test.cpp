@@ -1410,8 +1410,8 @@ TEST_F(BlurTest, TwoPassRowsAndColumnsOfSeveralWorkgroupsMatchReference) {
         BlurBorder border;
     };
     const Shape shapes[] = {
-        // Rows of two or more workgroups of the horizontal pass (2,048 outputs each, or the
-        // largest half of that the device's shared memory holds), the last one partly outside.
+        // Rows of two workgroups of the horizontal pass (2,048 outputs each for these formats;
+        // detail::blurRowOutputs), the last one partly outside.
         {{2200, 37}, 9.0f, 1.2f, VK_FORMAT_R8G8B8A8_SRGB, BlurBorder::Wrap}, // radius 27
         // Columns of several workgroups of the vertical pass (8 runs of 8 rows each), rows near
         // the ends read through the border, the others directly.
@@ -2160,6 +2160,25 @@ TEST(BlurHelpers, TileRegionsFitTheirPushConstants) {
     EXPECT_FALSE(blurTileFitsPush({65536, 0}, {0, 0}, {1, 1}));
     EXPECT_FALSE(blurTileFitsPush({0, 0}, {0, 70000}, {1, 1}));
     EXPECT_FALSE(blurTileFitsPush({-1, 0}, {0, 0}, {1, 1}));
+}
+
+// The TwoPass method's row pass: 2048 outputs a workgroup where its stage (fp16 slots for 8-bit
+// RGBA / BGRA, fp32 for the others, and the weights) stays within 24 KiB, else the largest half
+// of 2048 that does and that the device's shared memory holds.
+TEST(BlurHelpers, RowOutputsByFormatAndSharedMemory) {
+    using vkfx::detail::blurRowOutputs;
+    auto format = [](VkFormat f) { return *vkfx::detail::findBlurFormat(f); };
+    for (std::uint32_t shared : {48u * 1024u, 32u * 1024u, 24u * 1024u}) {
+        EXPECT_EQ(blurRowOutputs(shared, format(VK_FORMAT_R8G8B8A8_UNORM)), 2048u) << shared;
+        EXPECT_EQ(blurRowOutputs(shared, format(VK_FORMAT_B8G8R8A8_SRGB)), 2048u) << shared;
+        EXPECT_EQ(blurRowOutputs(shared, format(VK_FORMAT_R32_SFLOAT)), 2048u) << shared;
+        EXPECT_EQ(blurRowOutputs(shared, format(VK_FORMAT_R8_UNORM)), 2048u) << shared;
+        EXPECT_EQ(blurRowOutputs(shared, format(VK_FORMAT_R16G16B16A16_SFLOAT)), 1024u) << shared;
+        EXPECT_EQ(blurRowOutputs(shared, format(VK_FORMAT_R32G32B32A32_SFLOAT)), 1024u) << shared;
+    }
+    // Vulkan's minimum of 16 KiB.
+    EXPECT_EQ(blurRowOutputs(16u * 1024u, format(VK_FORMAT_R8G8B8A8_UNORM)), 1024u);
+    EXPECT_EQ(blurRowOutputs(16u * 1024u, format(VK_FORMAT_R32G32B32A32_SFLOAT)), 512u);
 }
 
 // A Blurrer takes 256 bytes of push constants where the device does (capped by

@@ -79,8 +79,10 @@ layout(set = 0, binding = 0) uniform sampler2DArray src;
 VKFX_DST_LAYOUT(1) uniform writeonly image2DArray dst;
 #if (VKFX_BLUR_PASS == 6 || VKFX_BLUR_PASS == 7) && (defined(VKFX_FMT_rgba8) || defined(VKFX_FMT_bgra8))
 // The TwoPass method's H for 8-bit four-channel formats: fp16, four halves per value (the host's
-// blurTwoPassValueBytes). Its rounding, 2^-11 of a value at most, is an eighth of the output's last
-// place; the clamp keeps a constant border colour beyond fp16's range finite.
+// blurTwoPassValueBytes), and so pass 6's stage. Each rounding, 2^-11 of a value at most, is an
+// eighth of the output's last place (two of them: the source staged, H); the clamp keeps a
+// constant border colour beyond fp16's range finite.
+#define VKFX_BLUR_HALF_H 1
 layout(set = 0, binding = 2, std430) buffer Scratch { uvec2 values[]; };
 uvec2 packH(vec4 v)
 {
@@ -699,8 +701,15 @@ layout(constant_id = 4) const uint kOutputs = 8u;
 
 // The row segment's source texels (pc.outRows outputs and rx each side), value j at slot
 // j + j / kOutputs: an invocation's window starts kOutputs values after its neighbour's, and the
-// padding makes that kOutputs + 1 slots, so that a subgroup's reads take distinct banks.
+// padding makes that kOutputs + 1 slots, so that a subgroup's reads take distinct banks. Slots
+// hold values as H does (fp16 for 8-bit four-channel formats: half the shared memory, which leaves
+// the texture reads more L1; H100, RGBA8 3840x2160 radius 16 / 64 / 128, whole method: 202 / 541 /
+// 1005 us against 235 / 581 / 1049 with fp32 slots; docs v58).
+#ifdef VKFX_BLUR_HALF_H
+shared uvec2 sRun[kSharedWords / 2u];
+#else
 shared VEC sRun[kSharedWords / uint(VKFX_CHANNELS)];
+#endif
 // Source texels each invocation stages: the run is at most kRunLoads x 256 (the host's
 // blurRowOutputs, at most 256 kOutputs, + 2 kMaxRadius).
 const uint kRunLoads = kOutputs + 1u;
@@ -728,7 +737,7 @@ void main()
     storeWeights(0u, 0u);
     [[unroll]] for (uint k = 0u; k < kRunLoads; ++k) {
         uint j = tid + k * kGroupSize;
-        if (j < run) sRun[j + j / kOutputs] = staged[k];
+        if (j < run) sRun[j + j / kOutputs] = packH(staged[k]);
     }
     barrier();
     uint c = tid * kOutputs;
@@ -736,7 +745,7 @@ void main()
     uint b = (kOutputs + 1u) * tid; // value kOutputs tid
     VEC acc[kOutputs];
     if (working) {
-#define AT_RUN(i) sRun[b + (i) + (i) / kOutputs]
+#define AT_RUN(i) unpackH(sRun[b + (i) + (i) / kOutputs])
         FILTER_OUTPUTS(acc, 2u * uint(rx) + 1u, WEIGHT, AT_RUN)
 #undef AT_RUN
     }
@@ -747,14 +756,14 @@ void main()
     // 331 / 536; R32F 46 / 97 / 170 against 55 / 110 / 200 with 4 outputs per invocation; docs v56).
     barrier();
     if (working) {
-        [[unroll]] for (uint j = 0u; j < kOutputs; ++j) sRun[b + j] = acc[j];
+        [[unroll]] for (uint j = 0u; j < kOutputs; ++j) sRun[b + j] = packH(acc[j]);
     }
     barrier();
     uint count = min(outputs, uint(width - x0));
     uint v = (uint(layer) * pc.extent.y + uint(y)) * uint(width) + uint(x0);
     [[unroll]] for (uint k = 0u; k < kOutputs; ++k) {
         uint j = tid + k * kGroupSize;
-        if (j < count) values[v + j] = packH(sRun[j + j / kOutputs]);
+        if (j < count) values[v + j] = sRun[j + j / kOutputs]; // as H stores it
     }
 }
 

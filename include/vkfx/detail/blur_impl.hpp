@@ -263,6 +263,15 @@ inline double gaussianSum(float sigma, std::uint32_t radius)
     return sum + 1.0;
 }
 
+// The TwoPass method's bytes per value of H (blur_grid.comp), and per slot of pass 6's stage: fp16
+// for 8-bit four-channel formats (those whose tiles keep packed halves), fp32 for the others. On an H100 (3840x2160 RGBA8, radius
+// 16 / 32 / 64 / 128) fp16 took 234 / 345 / 580 / 1048 us against 250 / 353 / 580 / 1033 for fp32,
+// at 1920x1080 71 / 103 / 174 / 313 against 80 / 110 / 183 / 323 (docs v57), with half the scratch.
+inline std::uint32_t blurTwoPassValueBytes(const BlurFormat& format)
+{
+    return format.channels == 4 && format.slotBytes == 8 ? 8u : blurGridVecBytes(format);
+}
+
 // The TwoPass method (blur_grid.comp passes 6 and 7): pass 6's workgroups make up to 256 x
 // kBlurRowInvocationOutputs outputs of one row from a run of that many source texels and
 // kMaxRadius each side, staged in shared memory (value j at slot j + j / kBlurRowInvocationOutputs)
@@ -299,14 +308,25 @@ constexpr std::uint32_t blurRowSlots(std::uint32_t outputs)
 }
 inline std::uint32_t blurRowSharedBytes(std::uint32_t outputs, const BlurFormat& format)
 {
-    return blurRowSlots(outputs) * blurGridVecBytes(format) + blurGridWeightBytes(Blurrer::kMaxRadius, 0);
+    return blurRowSlots(outputs) * blurTwoPassValueBytes(format) + blurGridWeightBytes(Blurrer::kMaxRadius, 0);
 }
+// The most shared memory pass 6's workgroup takes: its registers (8-bit RGBA on an H100: 107 with
+// fp32 slots, 93 with fp16) hold an SM to two workgroups of 256, and the shared memory they leave
+// is L1 for the source's texture reads. Measured on an H100 (3840x2160, radius 16 / 64 / 128, docs v58): RGBA16F
+// with 1,024 outputs a workgroup (24,068 bytes) 261 / 571 / 1014 us against 273 / 594 / 1046 with
+// 2,048 (42,500), RGBA32F 283 / 582 / 1032 against 296 / 597 / 1052, 512 1.2-1.4x slower; 8-bit
+// RGBA staged in fp16 202 / 541 / 1005 with 2,048 (21,764) against 235 / 581 / 1049 in fp32 (and
+// 222 / 563 / 1025 with 1,024 in fp32); R32F 88 / 192 / 356 with 2,048 (11,396) against 94 / 206
+// / 370 with 1,024.
+constexpr std::uint32_t kBlurRowStageBytes = 24u * 1024u;
 // Pass 6's outputs per workgroup on a device of `sharedBytes`: 256 x kBlurRowInvocationOutputs
-// (2048) or the largest half of it whose stage fits (256 fits 16 KiB).
+// (2048) or the largest half of it whose stage fits both and kBlurRowStageBytes (256 fits 16 KiB):
+// 2048 for one channel and 8-bit RGBA / BGRA, 1024 for the other four-channel formats.
 inline std::uint32_t blurRowOutputs(std::uint32_t sharedBytes, const BlurFormat& format)
 {
+    const std::uint32_t limit = std::min(sharedBytes, kBlurRowStageBytes);
     std::uint32_t outputs = kBlurGridGroupSize * kBlurRowInvocationOutputs;
-    while (outputs > 256 && blurRowSharedBytes(outputs, format) > sharedBytes) outputs /= 2;
+    while (outputs > 256 && blurRowSharedBytes(outputs, format) > limit) outputs /= 2;
     return outputs;
 }
 
@@ -319,15 +339,6 @@ inline std::uint32_t blurRowOutputs(std::uint32_t sharedBytes, const BlurFormat&
 inline std::uint32_t blurTwoPassMinRadius(const BlurFormat& format)
 {
     return format.channels == 1 ? 20u : 16u;
-}
-
-// The TwoPass method's bytes per value of H (blur_grid.comp): fp16 for 8-bit four-channel formats
-// (those whose tiles keep packed halves), fp32 for the others. On an H100 (3840x2160 RGBA8, radius
-// 16 / 32 / 64 / 128) fp16 took 234 / 345 / 580 / 1048 us against 250 / 353 / 580 / 1033 for fp32,
-// at 1920x1080 71 / 103 / 174 / 313 against 80 / 110 / 183 / 323 (docs v57), with half the scratch.
-inline std::uint32_t blurTwoPassValueBytes(const BlurFormat& format)
-{
-    return format.channels == 4 && format.slotBytes == 8 ? 8u : blurGridVecBytes(format);
 }
 
 struct BlurTwoPassLayout {
@@ -1082,7 +1093,8 @@ inline VkResult Blurrer::create(const Device& device, const BlurrerCreateInfo& i
                                       : pass == 6 ? detail::kBlurColumnOutputs
                                                   : detail::kBlurColumnWideOutputs;
         gridSpec.tableStep = pass == 5 ? 0 : detail::blurColumnTableStep(outputs);
-        gridSpec.shared = pass == 5 ? detail::blurRowSlots(b.m_rowOutputs) * (vecBytes / 4) : 1;
+        const std::uint32_t slotWords = detail::blurTwoPassValueBytes(*fmt) / 4;
+        gridSpec.shared = pass == 5 ? detail::blurRowSlots(b.m_rowOutputs) * slotWords : 1;
         gridSpec.invocationOutputs = outputs;
         const int code = std::min(pass, 6);
         r = detail::createComputePipeline(device, fn, fmt->gridCode[code], fmt->gridBytes[code], &gridSpecInfo,
