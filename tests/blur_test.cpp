@@ -1143,7 +1143,6 @@ TEST_F(BlurTest, OtherLayerOfTheSameImageMatchesReference) {
 // The Decimated method: within kDecimatedError of the range of the source (and the format's
 // rounding) of the exact blur.
 
-// A Gaussian of `sigma` on both axes with `method` forced, given scratch.
 // The TwoPass method's scratch per texel and layer: four fp16 values for 8-bit four-channel
 // formats, fp32 values for the others.
 VkDeviceSize twoPassTexelBytes(VkFormat format) {
@@ -1161,6 +1160,7 @@ VkDeviceSize twoPassTexelBytes(VkFormat format) {
     }
 }
 
+// A Gaussian of `sigma` on both axes with `method` forced, given scratch.
 BlurCase withScratch(VkExtent2D extent, float sigma, vkfx::BlurMethod method) {
     BlurCase c;
     c.extent = extent;
@@ -1385,8 +1385,12 @@ TEST_F(BlurTest, TwoPassBorderColourBeyondHalfRangeMatchesReference) {
 }
 
 TEST_F(BlurTest, TwoPassBoxRadiiAndOneAxisMatchReference) {
-    const std::uint32_t radii[][2] = {
-        {1, 1}, {0, 9}, {17, 0}, {64, 3}, {vkfx::Blurrer::kMaxRadius, 100}};
+    const std::uint32_t radii[][2] = {{1, 1},
+                                      {0, 9},
+                                      {17, 0},
+                                      {64, 3},
+                                      {vkfx::Blurrer::kMaxRadius, 100},
+                                      {5, vkfx::Blurrer::kMaxRadius}};
     std::uint64_t seed = 220;
     for (const auto &r : radii) {
         BlurCase c = twoPass({61, 47}, 1.0f);
@@ -1497,13 +1501,16 @@ TEST_F(BlurTest, MethodForNamesTheMethodARecordTakes) {
     EXPECT_EQ(methodOf(false, box(100)), M::Direct);
     EXPECT_EQ(methodOf(true, box(3, M::TwoPass)), M::TwoPass);
     EXPECT_EQ(methodOf(false, box(3, M::TwoPass)), std::nullopt);
-    EXPECT_EQ(methodOf(true,
-                       [&](vkfx::BlurInfo &i) {
-                           box(100)(i);
-                           i.scratchSize = 53u * 47u * twoPassTexelBytes(VK_FORMAT_R8G8B8A8_UNORM) -
-                                           4u; // below TwoPass's
-                       }),
-              std::nullopt);
+    // The TwoPass method's scratch exactly, and 4 bytes less.
+    const VkDeviceSize twoPassBytes = 53u * 47u * twoPassTexelBytes(VK_FORMAT_R8G8B8A8_UNORM);
+    auto boxWithScratch = [&](VkDeviceSize size) {
+        return [=](vkfx::BlurInfo &i) {
+            box(100)(i);
+            i.scratchSize = size;
+        };
+    };
+    EXPECT_EQ(methodOf(true, boxWithScratch(twoPassBytes)), M::TwoPass);
+    EXPECT_EQ(methodOf(true, boxWithScratch(twoPassBytes - 4u)), std::nullopt);
     EXPECT_EQ(methodOf(true, box(129, M::TwoPass)), std::nullopt);
     M m{};
     EXPECT_EQ(blur->methodFor(job.info(), nullptr), VK_ERROR_VALIDATION_FAILED_EXT);
@@ -2179,6 +2186,34 @@ TEST(BlurHelpers, RowOutputsByFormatAndSharedMemory) {
     // Vulkan's minimum of 16 KiB.
     EXPECT_EQ(blurRowOutputs(16u * 1024u, format(VK_FORMAT_R8G8B8A8_UNORM)), 1024u);
     EXPECT_EQ(blurRowOutputs(16u * 1024u, format(VK_FORMAT_R32G32B32A32_SFLOAT)), 512u);
+}
+
+// The TwoPass method's layout: its scratch (twoPassTexelBytes per texel and layer), and its
+// vertical pass in the wide form (runs of 16 rows, workgroups of 128 rows) for one-channel formats
+// from vertical radius 48, else runs of 8 (workgroups of 64 rows); the padding of the weight table
+// holds the zeros each form's window reads past the last tap.
+TEST(BlurHelpers, TwoPassLayoutByFormatAndRadius) {
+    using vkfx::detail::blurColumnTableStep;
+    static_assert(6 * blurColumnTableStep(vkfx::detail::kBlurColumnOutputs) >=
+                  vkfx::detail::kBlurColumnOutputs - 1);
+    static_assert(6 * blurColumnTableStep(vkfx::detail::kBlurColumnWideOutputs) >=
+                  vkfx::detail::kBlurColumnWideOutputs - 1);
+    const VkExtent2D extent{100, 300};
+    for (VkFormat f : {VK_FORMAT_R8G8B8A8_UNORM, VK_FORMAT_R8G8B8A8_SRGB, VK_FORMAT_B8G8R8A8_UNORM,
+                       VK_FORMAT_B8G8R8A8_SRGB, VK_FORMAT_R16G16B16A16_SFLOAT, VK_FORMAT_R32_SFLOAT,
+                       VK_FORMAT_R32G32B32A32_SFLOAT, VK_FORMAT_R8_UNORM}) {
+        const vkfx::detail::BlurFormat &format = *vkfx::detail::findBlurFormat(f);
+        const bool oneChannel = f == VK_FORMAT_R32_SFLOAT || f == VK_FORMAT_R8_UNORM;
+        for (std::uint32_t radius : {1u, 47u, 48u, 128u}) {
+            const vkfx::detail::BlurTwoPassLayout t =
+                vkfx::detail::blurTwoPassLayout(extent, 3, format, 2048, radius);
+            const bool wide = oneChannel && radius >= 48;
+            EXPECT_EQ(t.wideColumns, wide) << formatName(f) << " radius " << radius;
+            EXPECT_EQ(t.groups[1][1], wide ? 3u : 5u) << formatName(f) << " radius " << radius;
+            EXPECT_EQ(t.groups[1][0], 4u);
+            EXPECT_EQ(t.scratchBytes, 3u * 100u * 300u * twoPassTexelBytes(f)) << formatName(f);
+        }
+    }
 }
 
 // A Blurrer takes 256 bytes of push constants where the device does (capped by

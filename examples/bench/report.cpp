@@ -545,7 +545,7 @@ void printBlurLegend(std::FILE *out) {
         "m          the method taken. dir: Direct (one dispatch, the horizontal result kept in",
         "           shared memory); dec: Decimated (three dispatches, the blur on a grid sigma / 3",
         "           apart, outputs interpolated; roofline = bandwidth); 2p: TwoPass (two",
-        "           dispatches through scratch: fp16 for 8-bit RGBA, else fp32)",
+        "           dispatches through scratch: fp16 for 8-bit RGBA / BGRA, else fp32)",
         "2-pass     a horizontal compute pass (texelFetch of the 2r + 1 taps) into an",
         "           intermediate image of the format, an image barrier, the vertical pass",
         "vs 2-pass  2-pass median / vkfx median",

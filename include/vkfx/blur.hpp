@@ -24,9 +24,10 @@
 // most 80); Box wx[i] = 1 / (2 rx + 1).
 // All four channels are filtered (alpha too); sRGB images are blurred in linear light (decoded by
 // the sampler, encoded by vkfx). Taps, weights and sums are fp32 and each result is rounded once
-// to the destination format: unorm and sRGB within 1 code of the exact result, fp16 within 1 ulp,
-// fp32 within 1e-5 relative (for non-negative data; measured against a double-precision
-// reference).
+// to the destination format (8-bit formats keep staged texels, and the TwoPass method its rows, in
+// fp16 first: within the same bound): unorm and sRGB within 1 code of the exact result, fp16
+// within 1 ulp, fp32 within 1e-5 relative (for non-negative data; measured against a
+// double-precision reference).
 //
 // How it works. Each workgroup walks a strip of columns down a segment of rows: it stages the
 // strip's next source rows (with the horizontal halo) in shared memory, blurs them horizontally
@@ -98,8 +99,8 @@ enum class BlurMethod : std::uint32_t {
     // the Direct method would walk (no tile for the radii) and the larger radius is at least 16
     // (four-channel formats) or 20 (one-channel formats), and its scratch fits
     // maxStorageBufferRange: Gaussians not decimated, boxes. On an H100 at 3840x2160 TwoPass was
-    // faster than the walk at every radius measured from there (RGBA16F 1.32x at 16; RGBA8 1.07x
-    // at 16; RGBA32F 11x at 64; R32F 2.6x at 32) and 1.9-8.7x faster than a two-pass blur through
+    // faster than the walk at every radius measured from there (RGBA16F 1.38x at 16; RGBA8 1.33x
+    // at 16; RGBA32F 11x at 64; R32F 2.7x at 32) and 2.0-8.7x faster than a two-pass blur through
     // an image.
     Auto = 0,
     // Every output from its (2 rx + 1)(2 ry + 1) taps, in one dispatch (radius up to kMaxRadius):
@@ -280,9 +281,10 @@ public:
 
     // Creates the pipelines for one format (the Direct method's per shared-memory budget, for
     // RGBA16F one more for radii 1 and 2, and its tiles' per radius up to 13 or 22, 24, 11 or 15;
-    // the TwoPass method's two passes; the Decimated method's three passes, a second horizontal
-    // pass for kernels of radius up to 128 where the device's shared memory holds its 18-21 KiB,
-    // and on devices that are not CPUs the two passes of its vertical blur's moments form). Errors:
+    // the TwoPass method's two passes and, for one-channel formats, its vertical pass's wide form
+    // for radii from 48; the Decimated method's three passes, a second horizontal pass for kernels
+    // of radius up to 128 where the device's shared memory holds its 18-21 KiB, and on devices
+    // that are not CPUs the two passes of its vertical blur's moments form). Errors:
     // VK_ERROR_FORMAT_NOT_SUPPORTED (format not in the list above, or the device cannot sample /
     // store it), VK_ERROR_FEATURE_NOT_PRESENT (B8G8R8A8 without
     // shaderStorageImageWriteWithoutFormat, R8_UNORM without shaderStorageImageExtendedFormats,
@@ -315,14 +317,15 @@ public:
     // The scratch buffer record(info) needs: size 0 when it takes the Direct method, or when info
     // is invalid (the reason in lastError(), as record() would give it). For BlurMethod::Auto it
     // answers for a record that is given scratch: a non-zero size means Auto takes the Decimated
-    // or TwoPass method once info.scratchBuffer is set. TwoPass: 16 bytes (4 for one-channel
-    // formats) per texel of the region and layer. Decimated: the size grows with the region and
-    // layers and shrinks as sigmaY grows: about 16 bytes (4 channels; 4 for 1) per texel of the
-    // region and layer divided by the vertical grid spacing, max(1, floor(sigmaY / 3)) (1 where
-    // radiusY is below floor(3 sigmaY)); where the vertical blur takes its moments form (GPUs,
-    // spacing 18 or more, where that scratch fits maxStorageBufferRange) 7 times that plus 6 n
-    // values (16 or 4 bytes) per column of the region and layer, n = (2 radiusY + 1) / spacing,
-    // about 18 (3840x2160 RGBA8 at sigma 64: 52.2 MB instead of 6.8).
+    // or TwoPass method once info.scratchBuffer is set. TwoPass: per texel of the region and
+    // layer 8 bytes for 8-bit RGBA / BGRA, 16 for the other four-channel formats, 4 for one-channel
+    // formats. Decimated: the size grows with the region and layers and shrinks as sigmaY grows:
+    // about 16 bytes (4 channels; 4 for 1) per texel of the region and layer divided by the
+    // vertical grid spacing, max(1, floor(sigmaY / 3)) (1 where radiusY is below floor(3 sigmaY));
+    // where the vertical blur takes its moments form (GPUs, spacing 18 or more, where that scratch
+    // fits maxStorageBufferRange) 7 times that plus 6 n values (16 or 4 bytes) per column of the
+    // region and layer, n = (2 radiusY + 1) / spacing, about 18 (3840x2160 RGBA8 at sigma 64:
+    // 52.2 MB instead of 6.8).
     // alignment: the storage-buffer offset alignment (0 with size 0).
     // All zero, with no reason, when the Blurrer is not created.
     ScratchRequirements scratchRequirements(const BlurInfo& info) const;
@@ -397,7 +400,9 @@ private:
     // of the vertical pass's moments form (the moments of blocks of rows, the grid rows from them).
     VkDescriptorSetLayout m_gridSetLayout = VK_NULL_HANDLE;
     VkPipelineLayout m_gridPipelineLayout = VK_NULL_HANDLE;
-    VkPipeline m_gridPasses[8] = {}; // passes 1-3, 4-5 (V in the moments form) where made, 6-7 (TwoPass), 7's wide form where made
+    // Passes 1-3, 4-5 (V in the moments form) where made, 6-7 (TwoPass), then pass 7's wide form
+    // where made (one-channel formats).
+    VkPipeline m_gridPasses[8] = {};
     std::uint32_t m_gridStageVecs = 0; // values pass 2 can stage in shared memory
     // Pass 2 for small kernels (a small weight table, a 16 KiB stage); null where it does not fit.
     VkPipeline m_gridSmallPass2 = VK_NULL_HANDLE;

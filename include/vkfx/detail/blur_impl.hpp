@@ -264,9 +264,12 @@ inline double gaussianSum(float sigma, std::uint32_t radius)
 }
 
 // The TwoPass method's bytes per value of H (blur_grid.comp), and per slot of pass 6's stage: fp16
-// for 8-bit four-channel formats (those whose tiles keep packed halves), fp32 for the others. On an H100 (3840x2160 RGBA8, radius
-// 16 / 32 / 64 / 128) fp16 took 234 / 345 / 580 / 1048 us against 250 / 353 / 580 / 1033 for fp32,
-// at 1920x1080 71 / 103 / 174 / 313 against 80 / 110 / 183 / 323 (docs v57), with half the scratch.
+// for 8-bit four-channel formats (those whose tiles keep packed halves; blur_grid.comp picks them
+// by VKFX_FMT_rgba8 / bgra8, which BlurHelpers.TwoPassLayoutByFormatAndRadius ties to this), fp32
+// for the others. On an H100 (3840x2160 RGBA8, radius 16 / 32 / 64 / 128, docs v57) H in fp16
+// took 234 / 345 / 580 / 1048 us against 250 / 353 / 580 / 1033 in fp32 (at 1920x1080 71 / 103 /
+// 174 / 313 against 80 / 110 / 183 / 323), with half the scratch; the stage in fp16 too, 202 / - /
+// 541 / 1005 (v58).
 inline std::uint32_t blurTwoPassValueBytes(const BlurFormat& format)
 {
     return format.channels == 4 && format.slotBytes == 8 ? 8u : blurGridVecBytes(format);
@@ -290,8 +293,8 @@ constexpr std::uint32_t kBlurRowInvocationOutputs = 8;
 // H100 (docs v56, v57), us: pass 7 alone, 3840x2160 RGBA8 radius 16 / 64 / 128, 98 / 278 / 529 with
 // 8 against 104 / 320 / 621 with 4 and 133 / 290 / 507 with 16. The whole method, R32F radius 16 /
 // 32 / 64 / 128: 88 / 121 / 208 / 379 with 8 against 96 / 124 / 192 / 355 with 16, at 1920x1080 32
-// / 44 / 76 / 136 against 40 / 49 / 77 / 131. Four channels at radius 128 with 16: 2-3% faster at
-// 3840x2160, 4-7.5% slower at 1920x1080 (RGBA16F 353 against 328), so they keep 8.
+// / 44 / 76 / 136 against 40 / 49 / 77 / 131. Four channels at radius 128 with 16: 1-4% faster at
+// 3840x2160, 7-7.5% slower at 1920x1080 (RGBA16F 353 against 328), so they keep 8.
 constexpr std::uint32_t kBlurColumnOutputs = 8;
 constexpr std::uint32_t kBlurColumnWideOutputs = 16;
 // The vertical radius from which pass 7 takes the wide form, where the format has it (one channel:
@@ -321,7 +324,8 @@ inline std::uint32_t blurRowSharedBytes(std::uint32_t outputs, const BlurFormat&
 constexpr std::uint32_t kBlurRowStageBytes = 24u * 1024u;
 // Pass 6's outputs per workgroup on a device of `sharedBytes`: 256 x kBlurRowInvocationOutputs
 // (2048) or the largest half of it whose stage fits both and kBlurRowStageBytes (256 fits 16 KiB):
-// 2048 for one channel and 8-bit RGBA / BGRA, 1024 for the other four-channel formats.
+// where the device has 24 KiB, 2048 for one channel and 8-bit RGBA / BGRA, 1024 for the other
+// four-channel formats.
 inline std::uint32_t blurRowOutputs(std::uint32_t sharedBytes, const BlurFormat& format)
 {
     const std::uint32_t limit = std::min(sharedBytes, kBlurRowStageBytes);
