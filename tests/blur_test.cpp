@@ -2199,11 +2199,9 @@ TEST(BlurHelpers, TwoPassLayoutByFormatAndRadius) {
     static_assert(6 * blurColumnTableStep(vkfx::detail::kBlurColumnWideOutputs) >=
                   vkfx::detail::kBlurColumnWideOutputs - 1);
     const VkExtent2D extent{100, 300};
-    for (VkFormat f : {VK_FORMAT_R8G8B8A8_UNORM, VK_FORMAT_R8G8B8A8_SRGB, VK_FORMAT_B8G8R8A8_UNORM,
-                       VK_FORMAT_B8G8R8A8_SRGB, VK_FORMAT_R16G16B16A16_SFLOAT, VK_FORMAT_R32_SFLOAT,
-                       VK_FORMAT_R32G32B32A32_SFLOAT, VK_FORMAT_R8_UNORM}) {
+    for (VkFormat f : blurFormats()) {
         const vkfx::detail::BlurFormat &format = *vkfx::detail::findBlurFormat(f);
-        const bool oneChannel = f == VK_FORMAT_R32_SFLOAT || f == VK_FORMAT_R8_UNORM;
+        const bool oneChannel = formatInfo(f).channels == 1;
         for (std::uint32_t radius : {1u, 47u, 48u, 128u}) {
             const vkfx::detail::BlurTwoPassLayout t =
                 vkfx::detail::blurTwoPassLayout(extent, 3, format, 2048, radius);

@@ -315,12 +315,12 @@ inline std::uint32_t blurRowSharedBytes(std::uint32_t outputs, const BlurFormat&
 }
 // The most shared memory pass 6's workgroup takes: its registers (8-bit RGBA on an H100: 107 with
 // fp32 slots, 93 with fp16) hold an SM to two workgroups of 256, and the shared memory they leave
-// is L1 for the source's texture reads. Measured on an H100 (3840x2160, radius 16 / 64 / 128, docs v58): RGBA16F
-// with 1,024 outputs a workgroup (24,068 bytes) 261 / 571 / 1014 us against 273 / 594 / 1046 with
-// 2,048 (42,500), RGBA32F 283 / 582 / 1032 against 296 / 597 / 1052, 512 1.2-1.4x slower; 8-bit
-// RGBA staged in fp16 202 / 541 / 1005 with 2,048 (21,764) against 235 / 581 / 1049 in fp32 (and
-// 222 / 563 / 1025 with 1,024 in fp32); R32F 88 / 192 / 356 with 2,048 (11,396) against 94 / 206
-// / 370 with 1,024.
+// is L1 for the source's texture reads. Measured on an H100 (3840x2160, radius 16 / 64 / 128,
+// docs v58): RGBA16F with 1,024 outputs a workgroup (24,068 bytes) 261 / 571 / 1014 us against
+// 273 / 594 / 1046 with 2,048 (42,500), RGBA32F 283 / 582 / 1032 against 296 / 597 / 1052, 512
+// 1.3-1.8x slower; 8-bit RGBA staged in fp16 202 / 541 / 1005 with 2,048 (21,764) against 235 /
+// 581 / 1049 in fp32 (and 222 / 563 / 1025 with 1,024 in fp32); R32F 88 / 192 / 356 with 2,048
+// (11,396) against 94 / 206 / 370 with 1,024.
 constexpr std::uint32_t kBlurRowStageBytes = 24u * 1024u;
 // Pass 6's outputs per workgroup on a device of `sharedBytes`: 256 x kBlurRowInvocationOutputs
 // (2048) or the largest half of it whose stage fits both and kBlurRowStageBytes (256 fits 16 KiB):
@@ -1092,12 +1092,12 @@ inline VkResult Blurrer::create(const Device& device, const BlurrerCreateInfo& i
     b.m_rowOutputs = detail::blurRowOutputs(sharedBytes, *fmt);
     gridSpec.tableRadius = kMaxRadius;
     const int twoPassPipelines = detail::blurColumnWideRadius(*fmt) != 0 ? 8 : 7;
+    const std::uint32_t slotWords = detail::blurTwoPassValueBytes(*fmt) / 4; // pass 6's stage, as H
     for (int pass = 5; pass < twoPassPipelines; ++pass) {
         const std::uint32_t outputs = pass == 5   ? detail::kBlurRowInvocationOutputs
                                       : pass == 6 ? detail::kBlurColumnOutputs
                                                   : detail::kBlurColumnWideOutputs;
         gridSpec.tableStep = pass == 5 ? 0 : detail::blurColumnTableStep(outputs);
-        const std::uint32_t slotWords = detail::blurTwoPassValueBytes(*fmt) / 4;
         gridSpec.shared = pass == 5 ? detail::blurRowSlots(b.m_rowOutputs) * slotWords : 1;
         gridSpec.invocationOutputs = outputs;
         const int code = std::min(pass, 6);
