@@ -1445,6 +1445,39 @@ TEST_F(BlurTest, TwoPassRowsAndColumnsOfSeveralWorkgroupsMatchReference) {
     }
 }
 
+// The vertical pass's window takes its texels in rounds of 8 (16 in the wide form), the last
+// round made whole by zero weights after the last tap (detail::blurColumnTaps): every vertical
+// radius mod 4 (mod 8 in the wide form), with box and Gaussian weights, in columns long enough
+// that runs away from the ends read H directly and the others through the border.
+TEST_F(BlurTest, TwoPassEveryRoundOfTheVerticalWindowMatchesReference) {
+    const std::uint32_t wide =
+        vkfx::detail::blurColumnWideRadius(*vkfx::detail::findBlurFormat(VK_FORMAT_R32_SFLOAT));
+    struct Run {
+        VkFormat format;
+        VkExtent2D extent;
+        std::uint32_t firstRadius; // and the 7 after it
+    };
+    const Run runs[] = {{VK_FORMAT_R8G8B8A8_UNORM, {37, 160}, 16},
+                        {VK_FORMAT_R32_SFLOAT, {37, 160}, 16},
+                        {VK_FORMAT_R32_SFLOAT, {21, 260}, wide}};
+    std::uint64_t seed = 260;
+    for (const Run &run : runs) {
+        for (std::uint32_t radius = run.firstRadius; radius < run.firstRadius + 8; ++radius) {
+            BlurCase c = twoPass(run.extent, 1.0f);
+            c.filter = seed % 2 ? BlurFilter::Box : BlurFilter::Gaussian;
+            c.sigmaY = float(radius) / 3.0f;
+            c.radiusX = 2;
+            c.radiusY = radius;
+            c.format = run.format;
+            c.border = static_cast<BlurBorder>(seed % 5);
+            c.seed = seed++;
+            runCase(c);
+            if (stopped())
+                return;
+        }
+    }
+}
+
 TEST_F(BlurTest, TwoPassRegionAtOddOffsetsAndLayersMatchReference) {
     BlurCase c = inRegionOfLayers(twoPass({77, 59}, 4.5f));
     c.radiusX = 40;
@@ -1521,14 +1554,16 @@ TEST_F(BlurTest, MethodForNamesTheMethodARecordTakes) {
 // no tile and are at least detail::blurTwoPassMinRadius, Gaussians that are not decimated and
 // boxes; the tile or the walk below it, without scratch, or with Direct forced.
 TEST_F(BlurTest, AutoTakesTwoPassForLargeRadiiWithScratch) {
-    for (VkFormat f :
-         {VK_FORMAT_R32G32B32A32_SFLOAT, VK_FORMAT_R8G8B8A8_UNORM, VK_FORMAT_R32_SFLOAT}) {
+    for (VkFormat f : {VK_FORMAT_R32G32B32A32_SFLOAT, VK_FORMAT_R8G8B8A8_UNORM,
+                       VK_FORMAT_B8G8R8A8_SRGB, VK_FORMAT_R32_SFLOAT, VK_FORMAT_R8_UNORM}) {
         if (!cachedBlurrer(f))
             continue; // not supported here (reported by the format tests)
-        // The rule's radius, or past the device's tiles where they reach further.
-        std::uint32_t minRadius =
-            vkfx::detail::blurTwoPassMinRadius(*vkfx::detail::findBlurFormat(f));
-        while (deviceTileShape(f, minRadius).width != 0)
+        // The rule's radius, or past the device's tiles where they reach further, unless the
+        // format takes TwoPass over its tiles from a radius (8-bit RGBA / BGRA 17, R32F 22).
+        const vkfx::detail::BlurFormat &format = *vkfx::detail::findBlurFormat(f);
+        std::uint32_t minRadius = vkfx::detail::blurTwoPassMinRadius(format);
+        const std::uint32_t overTile = vkfx::detail::blurTwoPassOverTileRadius(format);
+        while (deviceTileShape(f, minRadius).width != 0 && (overTile == 0 || minRadius < overTile))
             ++minRadius;
         BlurCase c;
         c.format = f;
@@ -2210,8 +2245,27 @@ TEST(BlurHelpers, TwoPassLayoutByFormatAndRadius) {
             EXPECT_EQ(t.groups[1][1], wide ? 3u : 5u) << formatName(f) << " radius " << radius;
             EXPECT_EQ(t.groups[1][0], 4u);
             EXPECT_EQ(t.scratchBytes, 3u * 100u * 300u * twoPassTexelBytes(f)) << formatName(f);
+            EXPECT_EQ(t.columnTaps, vkfx::detail::blurColumnTaps(
+                                        radius, wide ? vkfx::detail::kBlurColumnWideOutputs
+                                                     : vkfx::detail::kBlurColumnOutputs));
         }
     }
+    // The vertical pass's taps: 2 r + 1 and fewer than `outputs` zeros, which make the texels its
+    // window reads (taps + outputs - 1) whole rounds of `outputs`; its weight table has room for
+    // them and for the outputs - 1 zeros the window reads past the last tap.
+    for (std::uint32_t outputs :
+         {vkfx::detail::kBlurColumnOutputs, vkfx::detail::kBlurColumnWideOutputs}) {
+        for (std::uint32_t radius = 0; radius <= vkfx::Blurrer::kMaxRadius; ++radius) {
+            const std::uint32_t taps = vkfx::detail::blurColumnTaps(radius, outputs);
+            ASSERT_GE(taps, 2 * radius + 1) << radius;
+            ASSERT_LT(taps - (2 * radius + 1), outputs) << radius;
+            ASSERT_EQ((taps + outputs - 1) % outputs, 0u) << radius << " " << outputs;
+            ASSERT_GE(6 * blurColumnTableStep(outputs), taps - (2 * radius + 1) + outputs - 1);
+        }
+    }
+    EXPECT_EQ(vkfx::detail::blurColumnTaps(16, 8), 33u);
+    EXPECT_EQ(vkfx::detail::blurColumnTaps(18, 8), 41u);
+    EXPECT_EQ(vkfx::detail::blurColumnTaps(63, 16), 129u);
 }
 
 // A Blurrer takes 256 bytes of push constants where the device does (capped by

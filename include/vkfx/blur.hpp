@@ -97,11 +97,13 @@ enum class BlurMethod : std::uint32_t {
     // H100 2.3-5.8x at sigma 10.7 (README, "Performance"), but 1-3% slower than Direct's 32 x 32
     // tiles at 3840x2160 at sigma 6 and 6.7 (v49). Otherwise, with a scratchBuffer, TwoPass where
     // the Direct method would walk (no tile for the radii) and the larger radius is at least 16
-    // (four-channel formats) or 20 (one-channel formats), and its scratch fits
-    // maxStorageBufferRange: Gaussians not decimated, boxes. On an H100 at 3840x2160 TwoPass was
-    // faster than the walk at every radius measured from there (RGBA16F 1.38x at 16; RGBA8 1.33x
-    // at 16; RGBA32F 11x at 64; R32F 2.7x at 32) and 2.0-8.7x faster than a two-pass blur through
-    // an image.
+    // (four-channel formats) or 20 (one-channel formats), and in place of the tiles from radius 17
+    // (8-bit RGBA and BGRA) or 22 (R32_SFLOAT), where its scratch fits maxStorageBufferRange:
+    // Gaussians not decimated, boxes. On an H100 at 3840x2160 TwoPass was faster than the walk at
+    // every radius measured from there (RGBA16F 1.38x at 16; RGBA8 1.33x at 16; RGBA32F 11x at 64;
+    // R32F 2.7x at 32), than the tiles it replaces (RGBA8 1.02-1.11x at 17-22, 1.20-1.34x at
+    // 1920x1080; R32F 1.01-1.06x at 22-24, 1.10-1.11x at 1920x1080) and 2.0-8.7x faster than a
+    // two-pass blur through an image.
     Auto = 0,
     // Every output from its (2 rx + 1)(2 ry + 1) taps, in one dispatch (radius up to kMaxRadius):
     // workgroups walk strips of columns, or, where both radii are the same and small (up to 13

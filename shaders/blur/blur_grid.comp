@@ -112,6 +112,7 @@ layout(push_constant) uniform Push {
     uvec2 splits;     // passes 1 and 2: invocations that share a point's taps (powers of two)
     uint outRows;     // pass 3: output rows per workgroup (a multiple of 4); pass 6: outputs
     uint staged;      // pass 2: 1 = the workgroup's run of V staged in shared memory first
+    uint columnTaps;  // pass 7: the taps filtered, 2 ry + 1 and the zeros after them (the host's)
 } pc;
 
 int floorDiv(int i, int n)
@@ -206,8 +207,9 @@ void splitRange(int span, uint splits, uint split, out int begin, out int end)
 #if VKFX_BLUR_PASS == 1 || VKFX_BLUR_PASS == 2 || VKFX_BLUR_PASS == 6 || VKFX_BLUR_PASS == 7
 
 // The weights of one axis, padded with 3 k zeros each side: sWeight[u] is the weight of tap
-// u - 3 k (0 .. 2 r), 0 outside, for u in 0 .. 2 r + 6 k (k = pc.grid; 0 in passes 6 and 7). Pass
-// 7 adds kOutputs - 1 zeros after the last weight (the host's kTableStep leaves room for them).
+// u - 3 k (0 .. 2 r), 0 outside, for u in 0 .. 2 r + 6 k (k = pc.grid; 0 in passes 6 and 7).
+// Pass 7 adds the zeros that its window reads past the last weight (the host's kTableStep leaves
+// room for them).
 shared float sWeight[2u * kTableRadius + 1u + 6u * kTableStep];
 
 // sWeight for an axis, and `tail` zeros after it; the caller's barrier makes it visible (or
@@ -786,7 +788,11 @@ VEC loadH(uint column, int y, int height, int width)
 // 234 at 8; docs v56).
 void main()
 {
-    loadWeights(1u, kOutputs - 1u); // and the zeros the scatter form reads past the last tap
+    // pc.columnTaps taps: 2 ry + 1, and zeros that make the window's texels (taps + kOutputs - 1)
+    // whole rounds of kOutputs, so that no round is taken a texel at a time under a branch (the
+    // host's blurColumnTaps); then the kOutputs - 1 zeros the scatter form reads past the last.
+    uint taps = pc.columnTaps;
+    loadWeights(1u, taps - (2u * pc.radius.y + 1u) + kOutputs - 1u);
     uint tid = gl_LocalInvocationIndex;
     int width = int(pc.extent.x);
     int height = int(pc.extent.y);
@@ -796,7 +802,6 @@ void main()
     uint layer = gl_WorkGroupID.z;
     uint column = layer * pc.extent.y * uint(width) + uint(x);
     int y0 = row0 - int(pc.radius.y); // the first output's first tap
-    uint taps = 2u * pc.radius.y + 1u;
     VEC acc[kOutputs];
     if (y0 >= 0 && y0 + int(taps + kOutputs - 1u) <= height) {
 #define AT_COLUMN(i) unpackH(values[column + uint(y0 + int(i)) * uint(width)])

@@ -182,6 +182,7 @@ struct BlurGridPush {
     std::uint32_t splits[2];
     std::uint32_t outRows;
     std::uint32_t staged;
+    std::uint32_t columnTaps; // the TwoPass method's pass 7: blurColumnTaps
 };
 
 // Shared memory of the Decimated method's interpolation pass (the grid points of a 64-column
@@ -300,9 +301,22 @@ constexpr std::uint32_t kBlurColumnWideOutputs = 16;
 // The vertical radius from which pass 7 takes the wide form, where the format has it (one channel:
 // between 32 and 64, the radii measured on either side of the crossing); 0 where it has not.
 inline std::uint32_t blurColumnWideRadius(const BlurFormat& format) { return format.channels == 1 ? 48u : 0u; }
+// The taps pass 7 filters for a vertical radius: 2 r + 1, and zeros after them that make the
+// texels its window reads (taps + outputs - 1, the first `outputs` in a first round) whole rounds
+// of `outputs`. A short last round (2 r mod outputs texels) is taken a texel at a time under
+// uniform branches, each load waiting on the one before; a whole round issues its loads together.
+// Measured on an H100 (docs/blur-performance.md v59), 3840x2160, radius 18 / 19 / 20 (2 r mod 8 =
+// 4 / 6 / 0), us: RGBA8 225 / 229 / 233 with the zeros against 275 / 310 / 232 without; R32F 95 /
+// 96 / 97 against 133 / 158 / 96, and 198 against about 500 at radius 63 (the wide form: 14 of 16).
+// Pass 6 gains nothing from the same zeros (1-3% slower).
+constexpr std::uint32_t blurColumnTaps(std::uint32_t radius, std::uint32_t outputs)
+{
+    return 2 * radius + 1 + (outputs - (2 * radius) % outputs) % outputs;
+}
 // Pass 7's weight table: blur_grid.comp's kTableStep k pads it with 6 k slots, which must hold the
-// outputs - 1 zeros that its window of weights reads past the last tap.
-constexpr std::uint32_t blurColumnTableStep(std::uint32_t outputs) { return (outputs - 1 + 5) / 6; }
+// zeros after the last weight: up to outputs - 1 from blurColumnTaps, and the outputs - 1 that the
+// window of weights reads past the last tap.
+constexpr std::uint32_t blurColumnTableStep(std::uint32_t outputs) { return (2 * (outputs - 1) + 5) / 6; }
 // Pass 6's shared-memory slots for a run of `outputs` and kMaxRadius each side.
 constexpr std::uint32_t blurRowSlots(std::uint32_t outputs)
 {
@@ -344,11 +358,24 @@ inline std::uint32_t blurTwoPassMinRadius(const BlurFormat& format)
 {
     return format.channels == 1 ? 20u : 16u;
 }
+// Where BlurMethod::Auto, given scratch, takes the TwoPass method over the Tile method: from this
+// radius (the same on both axes, as tiles take) on; 0 for never. Measured on an H100 (docs v59),
+// tiles / TwoPass, us: 8-bit RGBA 3840x2160 radius 16 199 / 203, 17 228 / 223, 18 243 / 226, 20
+// 254 / 233, 22 284 / 255, at 1920x1080 59 / 62, 82 / 68, 88 / 69, 92 / 71, 105 / 78; R32F
+// 3840x2160 radius 18 89 / 95, 20 92 / 97, 22 104 / 103, 24 109 / 103, at 1920x1080 36 / 35, 37 /
+// 36, 42 / 38, 42 / 38. R8 keeps its tiles (not measured: a quarter of R32F's source bytes, the
+// same H); RGBA16F and RGBA32F tile radii below blurTwoPassMinRadius only.
+inline std::uint32_t blurTwoPassOverTileRadius(const BlurFormat& format)
+{
+    if (format.channels == 4 && format.slotBytes == 8) return 17u; // RGBA8, BGRA8 (and sRGB)
+    return format.format == VK_FORMAT_R32_SFLOAT ? 22u : 0u;
+}
 
 struct BlurTwoPassLayout {
     std::uint32_t rowOutputs = 0;    // pass 6: outputs per workgroup
     std::uint32_t groups[2][2] = {}; // x and y workgroups of passes 6 and 7 (z: layers)
     bool wideColumns = false;        // pass 7 in its wide form (kBlurColumnWideOutputs rows per invocation)
+    std::uint32_t columnTaps = 0;    // the taps pass 7 filters (blurColumnTaps)
     VkDeviceSize scratchBytes = 0;   // H: layers x height x width values (blurTwoPassValueBytes)
 };
 
@@ -358,6 +385,7 @@ inline BlurTwoPassLayout blurTwoPassLayout(VkExtent2D extent, std::uint32_t laye
     BlurTwoPassLayout t;
     t.rowOutputs = rowOutputs;
     t.wideColumns = blurColumnWideRadius(format) != 0 && radiusY >= blurColumnWideRadius(format);
+    t.columnTaps = blurColumnTaps(radiusY, t.wideColumns ? kBlurColumnWideOutputs : kBlurColumnOutputs);
     t.groups[0][0] = (extent.width + rowOutputs - 1) / rowOutputs;
     t.groups[0][1] = extent.height;
     t.groups[1][0] = (extent.width + kBlurGridColumns - 1) / kBlurGridColumns;
@@ -1283,7 +1311,12 @@ inline VkResult Blurrer::plan(const BlurInfo& info, const char* fn, bool withScr
         // The Tile method where it has a pipeline for the radius (the same on both axes) and the
         // region fits its push constants, else the walk.
         const std::uint32_t tileRadius = p.radius[0];
+        // Auto with scratch takes TwoPass over tiles from blurTwoPassOverTileRadius on.
+        const std::uint32_t overTile = detail::blurTwoPassOverTileRadius(fmt);
+        const bool twoPassFirst = info.method == BlurMethod::Auto && withScratch && overTile != 0 &&
+                                  maxRadius >= overTile;
         const VkPipeline tile = p.radius[1] == tileRadius && tileRadius >= 1 && tileRadius <= kTileMaxRadius &&
+                                        !twoPassFirst &&
                                         detail::blurTileFitsPush(info.sourceOffset, info.destinationOffset, extent)
                                     ? m_tilePipelines[tileRadius - 1]
                                     : VK_NULL_HANDLE;
@@ -1544,6 +1577,7 @@ inline VkResult Blurrer::record(VkCommandBuffer cmd, const BlurInfo& info) const
         // Pass 6 writes H, pass 7 reads it (push.grid 0: weight tables without padding).
         const detail::BlurTwoPassLayout& t = p.twoPassLayout;
         push.outRows = t.rowOutputs;
+        push.columnTaps = t.columnTaps;
         f.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, m_gridPasses[5]);
         f.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, m_gridPipelineLayout, 0, 3, writes);
         f.vkCmdPushConstants(cmd, m_gridPipelineLayout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
