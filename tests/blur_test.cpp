@@ -1550,9 +1550,10 @@ TEST_F(BlurTest, MethodForNamesTheMethodARecordTakes) {
     EXPECT_EQ(vkfx::Blurrer().methodFor(job.info(), &m), VK_ERROR_VALIDATION_FAILED_EXT);
 }
 
-// With scratch, Auto takes the TwoPass method (exact: checked without slack) for radii that have
-// no tile and are at least detail::blurTwoPassMinRadius, Gaussians that are not decimated and
-// boxes; the tile or the walk below it, without scratch, or with Direct forced.
+// With scratch, Auto takes the TwoPass method (exact: checked without slack) for radii that are at
+// least detail::blurTwoPassMinRadius and have no tile, or are at least the format's
+// detail::blurTwoPassOverTileRadius (tiles or not): Gaussians that are not decimated and boxes;
+// the tile or the walk below it, without scratch, or with Direct forced.
 TEST_F(BlurTest, AutoTakesTwoPassForLargeRadiiWithScratch) {
     for (VkFormat f : {VK_FORMAT_R32G32B32A32_SFLOAT, VK_FORMAT_R8G8B8A8_UNORM,
                        VK_FORMAT_B8G8R8A8_SRGB, VK_FORMAT_R32_SFLOAT, VK_FORMAT_R8_UNORM}) {
@@ -2266,6 +2267,24 @@ TEST(BlurHelpers, TwoPassLayoutByFormatAndRadius) {
     EXPECT_EQ(vkfx::detail::blurColumnTaps(16, 8), 33u);
     EXPECT_EQ(vkfx::detail::blurColumnTaps(18, 8), 41u);
     EXPECT_EQ(vkfx::detail::blurColumnTaps(63, 16), 129u);
+}
+
+// Auto with scratch takes TwoPass over the tiles from radius 17 for 8-bit RGBA / BGRA and 22 for
+// R32F (measured, docs v59), never for the other formats; the radius is one from which TwoPass is
+// taken at all (blurTwoPassMinRadius), so that no tile is dropped for the walk.
+TEST(BlurHelpers, TwoPassOverTilesByFormat) {
+    for (VkFormat f : blurFormats()) {
+        const vkfx::detail::BlurFormat &format = *vkfx::detail::findBlurFormat(f);
+        const std::uint32_t overTile = vkfx::detail::blurTwoPassOverTileRadius(format);
+        const bool eightBitRgba = formatInfo(f).channels == 4 && twoPassTexelBytes(f) == 8;
+        EXPECT_EQ(overTile, eightBitRgba                ? 17u
+                            : f == VK_FORMAT_R32_SFLOAT ? 22u
+                                                        : 0u)
+            << formatName(f);
+        if (overTile != 0) {
+            EXPECT_GE(overTile, vkfx::detail::blurTwoPassMinRadius(format)) << formatName(f);
+        }
+    }
 }
 
 // A Blurrer takes 256 bytes of push constants where the device does (capped by

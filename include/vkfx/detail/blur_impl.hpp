@@ -184,6 +184,10 @@ struct BlurGridPush {
     std::uint32_t staged;
     std::uint32_t columnTaps; // the TwoPass method's pass 7: blurColumnTaps
 };
+// blur_grid.comp's Push block, member for member (std430 offsets), within Vulkan's minimum
+// maxPushConstantsSize of 128 bytes.
+static_assert(offsetof(BlurGridPush, splits) == 88 && offsetof(BlurGridPush, columnTaps) == 104);
+static_assert(sizeof(BlurGridPush) <= 128);
 
 // Shared memory of the Decimated method's interpolation pass (the grid points of a 64-column
 // tile; 16 KiB, what every device has, holds them for every spacing with 8 rows or more).
@@ -306,9 +310,9 @@ inline std::uint32_t blurColumnWideRadius(const BlurFormat& format) { return for
 // of `outputs`. A short last round (2 r mod outputs texels) is taken a texel at a time under
 // uniform branches, each load waiting on the one before; a whole round issues its loads together.
 // Measured on an H100 (docs/blur-performance.md v59), 3840x2160, radius 18 / 19 / 20 (2 r mod 8 =
-// 4 / 6 / 0), us: RGBA8 225 / 229 / 233 with the zeros against 275 / 310 / 232 without; R32F 95 /
+// 4 / 6 / 0), us: RGBA8 226 / 229 / 233 with the zeros against 275 / 310 / 232 without; R32F 95 /
 // 96 / 97 against 133 / 158 / 96, and 198 against about 500 at radius 63 (the wide form: 14 of 16).
-// Pass 6 gains nothing from the same zeros (1-3% slower).
+// Pass 6 gains nothing from the same zeros (up to 4% slower: its tail reads shared memory).
 constexpr std::uint32_t blurColumnTaps(std::uint32_t radius, std::uint32_t outputs)
 {
     return 2 * radius + 1 + (outputs - (2 * radius) % outputs) % outputs;
