@@ -277,7 +277,7 @@ inline double gaussianSum(float sigma, std::uint32_t radius)
 // 541 / 1005 (v58).
 inline std::uint32_t blurTwoPassValueBytes(const BlurFormat& format)
 {
-    return format.channels == 4 && format.slotBytes == 8 ? 8u : blurGridVecBytes(format);
+    return format.slotBytes == 8 ? 8u : blurGridVecBytes(format); // 8-bit RGBA / BGRA
 }
 
 // The TwoPass method (blur_grid.comp passes 6 and 7): pass 6's workgroups make up to 256 x
@@ -371,7 +371,7 @@ inline std::uint32_t blurTwoPassMinRadius(const BlurFormat& format)
 // same H); RGBA16F and RGBA32F tile radii below blurTwoPassMinRadius only.
 inline std::uint32_t blurTwoPassOverTileRadius(const BlurFormat& format)
 {
-    if (format.channels == 4 && format.slotBytes == 8) return 17u; // RGBA8, BGRA8 (and sRGB)
+    if (format.slotBytes == 8) return 17u; // RGBA8, BGRA8 (and sRGB)
     return format.format == VK_FORMAT_R32_SFLOAT ? 22u : 0u;
 }
 
@@ -389,13 +389,13 @@ inline BlurTwoPassLayout blurTwoPassLayout(VkExtent2D extent, std::uint32_t laye
     BlurTwoPassLayout t;
     t.rowOutputs = rowOutputs;
     t.wideColumns = blurColumnWideRadius(format) != 0 && radiusY >= blurColumnWideRadius(format);
-    t.columnTaps = blurColumnTaps(radiusY, t.wideColumns ? kBlurColumnWideOutputs : kBlurColumnOutputs);
+    const std::uint32_t columnOutputs = t.wideColumns ? kBlurColumnWideOutputs : kBlurColumnOutputs;
+    t.columnTaps = blurColumnTaps(radiusY, columnOutputs);
     t.groups[0][0] = (extent.width + rowOutputs - 1) / rowOutputs;
     t.groups[0][1] = extent.height;
     t.groups[1][0] = (extent.width + kBlurGridColumns - 1) / kBlurGridColumns;
     // A workgroup's runs (its invocations over its columns), each of pass 7's rows per invocation.
-    const std::uint32_t columnRows =
-        kBlurGridGroupSize / kBlurGridColumns * (t.wideColumns ? kBlurColumnWideOutputs : kBlurColumnOutputs);
+    const std::uint32_t columnRows = kBlurGridGroupSize / kBlurGridColumns * columnOutputs;
     t.groups[1][1] = (extent.height + columnRows - 1) / columnRows;
     t.scratchBytes = VkDeviceSize{layers} * extent.width * extent.height * blurTwoPassValueBytes(format);
     return t;
