@@ -52,8 +52,9 @@ int main()
                                                   .extent = extent, .usage = destination.info.usage},
                                             &to),
                    "vkfx::BlurTarget::create (destination)");
-    // The whole image; radius ceil(3 sigma) = 9. (A Gaussian from sigma 6 up would take the
-    // faster Decimated method given scratch: Blurrer::scratchRequirements(info) sizes it.)
+    // The whole image; radius ceil(3 sigma) = 9. (Given scratch, a Gaussian of a radius from 17
+    // would take the faster TwoPass method, and from 25 the Decimated one:
+    // Blurrer::scratchRequirements(info) sizes it.)
     const vkfx::BlurInfo info{.source = &from, .destination = &to, .sigmaX = 3.0f, .sigmaY = 3.0f,
                               .border = vkfx::BlurBorder::Mirror,
                               .sourceLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};

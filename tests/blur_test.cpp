@@ -503,6 +503,31 @@ class BlurTest : public GpuTest {
         return blur->scratchRequirements(info).size;
     }
 
+    // The method Blurrer::methodFor names for case c's record (its images created and scratch
+    // given as c.scratch says), with `edit` applied to the BlurInfo first; nullopt (and a test
+    // failure) when it cannot be asked or fails.
+    std::optional<vkfx::BlurMethod>
+    methodFor(const BlurCase &c, const std::function<void(vkfx::BlurInfo &)> &edit = {}) {
+        const vkfx::Blurrer *blur = cachedBlurrer(c.format);
+        Job job(c);
+        Buffer scratch;
+        if (!blur || !job.create() ||
+            scratch.create(8u << 20, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT) != VK_SUCCESS) {
+            ADD_FAILURE() << "no Blurrer, images or scratch for " << c.describe();
+            return std::nullopt;
+        }
+        vkfx::BlurInfo info = job.info();
+        info.scratchBuffer = c.scratch ? scratch.handle() : VK_NULL_HANDLE;
+        if (edit)
+            edit(info);
+        vkfx::BlurMethod method{};
+        if (blur->methodFor(info, &method) != VK_SUCCESS) {
+            ADD_FAILURE() << "methodFor() failed for " << c.describe() << ": " << vkfx::lastError();
+            return std::nullopt;
+        }
+        return method;
+    }
+
     // Creates job's images and records its upload, blur and readback on the cached Blurrer of its
     // format, then waits for them.
     static ::testing::AssertionResult run(Job &job, Staging &staging) {
@@ -1292,12 +1317,14 @@ TEST_F(BlurTest, AutoTakesDecimatedAboveTheDirectMaximum) {
 }
 
 // Below kMaxRadius, Auto takes the Decimated method where it is faster: both axes decimated
-// (spacing floor(sigma / 3) >= 2), scratch given, channels of at most 16 bits. Otherwise Direct
-// (exact: checked without the Decimated bound's slack).
-TEST_F(BlurTest, AutoTakesDecimatedFromSigmaSixWithScratch) {
+// (spacing floor(sigma / 3) >= 2), scratch given, channels of at most 16 bits, and for 8-bit RGBA
+// and BGRA a radius of at least detail::blurDecimatedMinRadius (below it the exact TwoPass method,
+// faster there). Otherwise Direct or TwoPass (exact: checked without the Decimated bound's slack).
+TEST_F(BlurTest, AutoTakesDecimatedForCoarseGridsWithScratch) {
+    using M = vkfx::BlurMethod;
     BlurCase c;
     c.extent = {53, 47};
-    c.sigmaX = c.sigmaY = 7.0f; // spacing 2 on both axes
+    c.sigmaX = c.sigmaY = 9.0f; // spacing 3 on both axes, radius 27
     c.scratch = true;
     c.content = BlurCase::Content::HotPixels;
     auto sigmas = [](float x, float y, std::uint32_t radius = 0) {
@@ -1307,41 +1334,67 @@ TEST_F(BlurTest, AutoTakesDecimatedFromSigmaSixWithScratch) {
             i.radiusX = i.radiusY = radius; // 0: from sigma
         };
     };
+    EXPECT_EQ(methodFor(c), M::Decimated);
     EXPECT_GT(scratchFor(c).value_or(0), 0u);
-    EXPECT_EQ(scratchFor(c, [](vkfx::BlurInfo &i) { i.method = vkfx::BlurMethod::Direct; }).value_or(1), 0u);
-    EXPECT_GT(scratchFor(c, sigmas(6.0f, 6.0f)).value_or(0), 0u);  // spacing 2: the smallest decimated
+    EXPECT_EQ(scratchFor(c, [](vkfx::BlurInfo &i) { i.method = M::Direct; }).value_or(1), 0u);
     // Spacing 1: Direct (radius 15, below the TwoPass method's 16 for four channels).
-    EXPECT_EQ(scratchFor(c, sigmas(5.9f, 5.9f, 15)).value_or(1), 0u);
+    EXPECT_EQ(methodFor(c, sigmas(5.9f, 5.9f, 15)), M::Direct);
     // One axis only: not decimated; its radius 60 takes the TwoPass method.
+    EXPECT_EQ(methodFor(c, sigmas(20.0f, 5.9f)), M::TwoPass);
     EXPECT_EQ(scratchFor(c, sigmas(20.0f, 5.9f)).value_or(1),
               53u * 47u * twoPassTexelBytes(c.format));
     // Below floor(3 sigma) and below the TwoPass method's radius: Direct.
-    EXPECT_EQ(scratchFor(c, sigmas(8.0f, 8.0f, 15)).value_or(1), 0u);
-    EXPECT_GT(scratchFor(c, sigmas(8.0f, 8.0f, 24)).value_or(0), 0u);
-    for (VkFormat f : {VK_FORMAT_R32_SFLOAT, VK_FORMAT_R32G32B32A32_SFLOAT, VK_FORMAT_R16G16B16A16_SFLOAT}) {
+    EXPECT_EQ(methodFor(c, sigmas(8.0f, 8.0f, 15)), M::Direct);
+    // Spacing 2 (sigma 6 to 9) on every format: decimated from the format's first radius
+    // (8-bit RGBA / BGRA 25: sigma above 8 by default, or a longer radius given), TwoPass below it
+    // (8-bit RGBA / BGRA take TwoPass over their tiles from radius 17); fp32 formats never.
+    for (VkFormat f :
+         {VK_FORMAT_R8G8B8A8_UNORM, VK_FORMAT_B8G8R8A8_SRGB, VK_FORMAT_R16G16B16A16_SFLOAT,
+          VK_FORMAT_R8_UNORM, VK_FORMAT_R32_SFLOAT, VK_FORMAT_R32G32B32A32_SFLOAT}) {
         if (!cachedBlurrer(f))
             continue; // not supported here (reported by the format tests)
         BlurCase o = c;
         o.format = f;
-        o.scratch = false;
-        // fp32 formats are not decimated: Direct, or the TwoPass method's scratch (radius 21)
-        const VkDeviceSize twoPassBytes = scratchFor(o, [](vkfx::BlurInfo &i) {
-                                              i.method = vkfx::BlurMethod::TwoPass;
-                                          }).value_or(0);
-        if (f == VK_FORMAT_R16G16B16A16_SFLOAT)
-            EXPECT_GT(scratchFor(o).value_or(0), 0u);
-        else
-            EXPECT_TRUE(scratchFor(o).value_or(1) == 0 || scratchFor(o) == twoPassBytes)
-                << formatName(f);
+        const vkfx::detail::BlurFormat &format = *vkfx::detail::findBlurFormat(f);
+        const std::uint32_t first = vkfx::detail::blurDecimatedMinRadius(format);
+        const bool fp32 = f == VK_FORMAT_R32_SFLOAT || f == VK_FORMAT_R32G32B32A32_SFLOAT;
+        // Not decimated at `radius`: the tiles or the walk, or TwoPass where the format takes it
+        // there (the rules AutoTakesTwoPassForLargeRadiiWithScratch checks): a Gaussian of sigma 1
+        // (spacing 1) with that radius.
+        auto exactAt = [&](std::uint32_t radius) {
+            return methodFor(o, sigmas(1.0f, 1.0f, radius));
+        };
+        auto expectedAt = [&](std::uint32_t radius) {
+            return !fp32 && radius >= first ? std::optional<M>(M::Decimated) : exactAt(radius);
+        };
+        for (float sigma : {6.0f, 7.0f, 8.0f, 8.34f, 8.99f}) {
+            const auto radius = static_cast<std::uint32_t>(std::ceil(3.0 * double(sigma)));
+            EXPECT_EQ(methodFor(o, sigmas(sigma, sigma)), expectedAt(radius))
+                << formatName(f) << " sigma " << sigma;
+            if (format.slotBytes == 8 && radius < first) {
+                EXPECT_EQ(exactAt(radius), M::TwoPass) << formatName(f) << " sigma " << sigma;
+            }
+        }
+        // A radius given longer than 3 sigma: the same spacing, decimated from the first radius.
+        for (std::uint32_t radius : {18u, 24u, 25u, 30u})
+            EXPECT_EQ(methodFor(o, sigmas(6.0f, 6.0f, radius)), expectedAt(radius))
+                << formatName(f) << " " << radius;
+        EXPECT_EQ(methodFor(o, [](vkfx::BlurInfo &i) { i.scratchBuffer = VK_NULL_HANDLE; }),
+                  M::Direct)
+            << formatName(f);
     }
     runCase(c); // Auto with scratch: Decimated, within its bound
+    if (stopped())
+        return;
+    c.sigmaX = c.sigmaY = 7.0f; // radius 21: TwoPass for 8-bit RGBA, exact
+    runCase(c);
     if (stopped())
         return;
     c.scratch = false; // Auto without scratch: Direct, exact
     runCase(c);
     if (stopped())
         return;
-    c.format = VK_FORMAT_R16G16B16A16_SFLOAT;
+    c.format = VK_FORMAT_R16G16B16A16_SFLOAT; // sigma 7 with scratch: Decimated
     c.scratch = true;
     c.content = BlurCase::Content::Random;
     runCase(c);
@@ -1523,7 +1576,8 @@ TEST_F(BlurTest, MethodForNamesTheMethodARecordTakes) {
             i.method = method;
         };
     };
-    EXPECT_EQ(methodOf(true, gaussian(7.0f)), M::Decimated); // spacing 2, 8-bit channels
+    EXPECT_EQ(methodOf(true, gaussian(9.0f)), M::Decimated); // spacing 3, 8-bit channels
+    EXPECT_EQ(methodOf(true, gaussian(7.0f)), M::TwoPass);   // spacing 2, radius 21: below 25
     EXPECT_EQ(methodOf(false, gaussian(7.0f)), M::Direct);
     EXPECT_EQ(methodOf(true, gaussian(4.0f)), M::Direct);      // spacing 1
     EXPECT_EQ(methodOf(true, gaussian(50.0f)), M::Decimated);  // radius 150 > kMaxRadius
@@ -2284,6 +2338,18 @@ TEST(BlurHelpers, TwoPassOverTilesByFormat) {
         if (overTile != 0) {
             EXPECT_GE(overTile, vkfx::detail::blurTwoPassMinRadius(format)) << formatName(f);
         }
+    }
+}
+
+// Auto decimates 8-bit RGBA / BGRA Gaussians below kMaxRadius from radius 25 only (TwoPass, exact,
+// faster below), the other formats wherever the grid spacing allows (0).
+TEST(BlurHelpers, DecimatedFromRadiusByFormat) {
+    for (VkFormat f : blurFormats()) {
+        const std::uint32_t first =
+            vkfx::detail::blurDecimatedMinRadius(*vkfx::detail::findBlurFormat(f));
+        const bool eightBitRgba = formatInfo(f).channels == 4 && twoPassTexelBytes(f) == 8;
+        EXPECT_EQ(first, eightBitRgba ? 25u : 0u) << formatName(f);
+        EXPECT_LE(first, vkfx::Blurrer::kMaxRadius) << formatName(f);
     }
 }
 

@@ -51,8 +51,8 @@
 // 256-byte push-constant range).
 // Cost: one read of the region (plus halos) and one write; 2 (2r + 1) multiply-adds per channel
 // per texel at radius r. Gaussians of a radius above kMaxRadius take the Decimated method
-// (BlurMethod), and so do those of sigma 6 and more when the caller gives scratch (Auto; 8-bit
-// and fp16 formats): the blur computed exactly on a grid of points floor(sigma / 3) apart, outputs
+// (BlurMethod), and so do those of sigma 6 and more when the caller gives scratch (Auto; fp16
+// formats and R8_UNORM; 8-bit RGBA and BGRA from radius 25, sigma above 8): the blur computed exactly on a grid of points floor(sigma / 3) apart, outputs
 // interpolated from the 4x4 grid points around them: at any sigma about 19 multiply-adds per
 // channel per texel for the vertical blur at the grid rows, far fewer for the horizontal one at
 // the grid points, 20 for the interpolation; three dispatches through a caller's scratch buffer
@@ -90,12 +90,14 @@ enum class BlurMethod : std::uint32_t {
     // Below kMaxRadius, a Gaussian takes Decimated too when it is faster and about as exact as the
     // format: both axes decimated with a grid spacing floor(sigma / 3) of 2 or more (sigma >= 6 and
     // a radius of at least floor(3 sigma), the default ceil(3 sigma) included), a format with
-    // channels of 8 or 16 bits (not R32_SFLOAT or R32G32B32A32_SFLOAT), and a scratchBuffer in
-    // the BlurInfo (without one, or where the scratch would exceed maxStorageBufferRange, Direct).
+    // channels of 8 or 16 bits (not R32_SFLOAT or R32G32B32A32_SFLOAT), for 8-bit RGBA and BGRA a
+    // larger radius of 25 or more (sigma above 8 by default), and a scratchBuffer in the BlurInfo
+    // (without one, or where the scratch would exceed maxStorageBufferRange, Direct).
     // scratchRequirements() gives the size that choice needs. On an H200 Decimated was faster
     // than Direct at every sigma from 6 up, 2.1-6.2x at sigma 10.7 (docs/blur-performance.md); on an
-    // H100 2.3-5.8x at sigma 10.7 (README, "Performance"), but 1-3% slower than Direct's 32 x 32
-    // tiles at 3840x2160 at sigma 6 and 6.7 (v49). Otherwise, with a scratchBuffer, TwoPass where
+    // H100 2.3-5.8x at sigma 10.7 (README, "Performance"), but for 8-bit RGBA at radii 18-24
+    // slower than TwoPass (1.03-1.11x at 3840x2160, 1.00-1.08x at 1920x1080; v60), which takes
+    // those radii. Otherwise, with a scratchBuffer, TwoPass where
     // the Direct method would walk (no tile for the radii) and the larger radius is at least 16
     // (four-channel formats) or 20 (one-channel formats), and in place of the tiles from radius 17
     // (8-bit RGBA and BGRA) or 22 (R32_SFLOAT), where its scratch fits maxStorageBufferRange:

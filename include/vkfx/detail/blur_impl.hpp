@@ -374,6 +374,17 @@ inline std::uint32_t blurTwoPassOverTileRadius(const BlurFormat& format)
     if (format.slotBytes == 8) return 17u; // RGBA8, BGRA8 (and sRGB)
     return format.format == VK_FORMAT_R32_SFLOAT ? 22u : 0u;
 }
+// Where BlurMethod::Auto, given scratch, takes the Decimated method for a Gaussian below
+// Blurrer::kMaxRadius (decimated on both axes): from this larger radius on; below it, the exact
+// TwoPass method, which was faster there. Measured on an H100 (docs v60), 3840x2160 Decimated /
+// TwoPass, us, radius 18 / 20 / 22 / 24 / 26 (sigma r / 3, grid spacing 2): 8-bit RGBA 248 / 224,
+// 255 / 231, 259 / 252, 267 / 256, 272 / 279; at 1920x1080 73 / 69, 76 / 71, 78 / 77, 80 / 78,
+// 81 / 85. RGBA16F's Decimated method was the faster one at every one of those radii (259 / 276 at
+// 18, 283 / 323 at 26): 0, decimated wherever the spacing allows.
+inline std::uint32_t blurDecimatedMinRadius(const BlurFormat& format)
+{
+    return format.slotBytes == 8 ? 25u : 0u; // RGBA8, BGRA8 (and sRGB)
+}
 
 struct BlurTwoPassLayout {
     std::uint32_t rowOutputs = 0;    // pass 6: outputs per workgroup
@@ -1264,6 +1275,7 @@ inline VkResult Blurrer::plan(const BlurInfo& info, const char* fn, bool withScr
                         static_cast<int>(info.sourceLayout));
     }
     const std::uint32_t maxRadius = std::max(p.radius[0], p.radius[1]);
+    const detail::BlurFormat& fmt = *detail::findBlurFormat(m_info.format);
     bool autoDecimated = false; // Auto chose Decimated for speed; Direct can take over
     switch (info.method) {
     case BlurMethod::Auto:
@@ -1273,11 +1285,13 @@ inline VkResult Blurrer::plan(const BlurInfo& info, const char* fn, bool withScr
             // gives scratch and the format has channels of 16 bits or fewer (its error is then
             // within about a unit of the format). Measured on an H200 (RGBA8 and RGBA16F, 3840x2160
             // and 1920x1080, sigma r / 3): Decimated 1.3-2.8x faster than Direct from sigma 6 up,
-            // 2.1-3.6x slower below (spacing 1: a grid of every texel).
+            // 2.1-3.6x slower below (spacing 1: a grid of every texel). 8-bit RGBA and BGRA from
+            // radius 25 only (blurDecimatedMinRadius): below, the exact TwoPass method is faster.
             const bool fp32 = m_info.format == VK_FORMAT_R32_SFLOAT || m_info.format == VK_FORMAT_R32G32B32A32_SFLOAT;
             const bool coarse = detail::blurGridStep(info.sigmaX, p.radius[0]) >= 2 &&
                                 detail::blurGridStep(info.sigmaY, p.radius[1]) >= 2;
-            p.decimated = maxRadius > kMaxRadius || (withScratch && coarse && !fp32);
+            p.decimated = maxRadius > kMaxRadius ||
+                          (withScratch && coarse && !fp32 && maxRadius >= detail::blurDecimatedMinRadius(fmt));
             autoDecimated = p.decimated && maxRadius <= kMaxRadius;
         }
         break;
@@ -1309,7 +1323,6 @@ inline VkResult Blurrer::plan(const BlurInfo& info, const char* fn, bool withScr
         return x <= limits.maxComputeWorkGroupCount[0] && y <= limits.maxComputeWorkGroupCount[1];
     };
     bool groupsFit = true;
-    const detail::BlurFormat& fmt = *detail::findBlurFormat(m_info.format);
     bool autoTwoPass = false; // Auto chose TwoPass for speed; the walk can take over
     if (!p.decimated && !p.twoPass) {
         // The Tile method where it has a pipeline for the radius (the same on both axes) and the
