@@ -9,7 +9,8 @@
 // Blur (`vkfx-bench blur`). vkfx::Blurrer::record of a Gaussian blur (radius r = 1, 2, 4, .. 64
 // taps each side on both axes, sigma = r / 3, clamp to edge, one layer) of a 3840x2160 and a
 // 1920x1080 noise image, R8G8B8A8_UNORM, R16G16B16A16_SFLOAT, R32_SFLOAT (one channel: a quarter
-// of the arithmetic) and R32G32B32A32_SFLOAT, into a second image of the format, with
+// of the arithmetic), R32G32B32A32_SFLOAT and R8_UNORM (one channel), into a second image of the
+// format, with
 // BlurMethod::Auto and the scratch scratchRequirements asks for (column "m": the method it took,
 // "dir", "dec" or "2p"); rows "r18 direct", "r32 direct", "r64 direct" force the Direct method,
 // "r24 decimated", "r192 decimated", "r600 decimated" the Decimated one and "r32 twopass", "r128
@@ -27,8 +28,8 @@
 // Rows: "blur rgba8 3840x2160 r8".
 // --radii 3,5,7: the Auto rows at those radii instead (and no rows that force a method);
 // --methods auto,direct,decimated,twopass (with --radii): the rows of those methods at them.
-// --quick: only 256x256 R8G8B8A8_UNORM at r = 1, 8, 32 (Auto) and 64 (Decimated), R32_SFLOAT at
-// r = 8 and R32G32B32A32_SFLOAT at r = 4 and 24 (Auto: the TwoPass method).
+// --quick: only 256x256 R8G8B8A8_UNORM at r = 1, 8, 32 (Auto) and 64 (Decimated), R32_SFLOAT and
+// R8_UNORM at r = 8 and R32G32B32A32_SFLOAT at r = 4 and 24 (Auto: the TwoPass method).
 //
 // Sort (`vkfx-bench sort`). vkfx::Sorter::record of n = 2^16 .. 2^28 uint32 and float32 keys,
 // alone and with 32-bit values, on both paths (Onesweep, reduce-then-scan), plus recordIndirect
@@ -368,7 +369,7 @@ Options parseOptions(int argc, char **argv) {
 
 // --- cases ---------------------------------------------------------------------------------------
 
-enum class Fill { Rgba8, Rgba16f, R32f, B10g11r11, Rgba32f };
+enum class Fill { Rgba8, Rgba16f, R32f, B10g11r11, Rgba32f, R8 };
 
 struct Format {
     VkFormat format;
@@ -387,6 +388,7 @@ const Format kRgba16f{VK_FORMAT_R16G16B16A16_SFLOAT, "R16G16B16A16_SFLOAT",
 const Format kR32f{VK_FORMAT_R32_SFLOAT, "R32_SFLOAT", VK_FORMAT_R32_SFLOAT, 4, Fill::R32f};
 const Format kRgba32f{VK_FORMAT_R32G32B32A32_SFLOAT, "R32G32B32A32_SFLOAT",
                       VK_FORMAT_R32G32B32A32_SFLOAT, 16, Fill::Rgba32f};
+const Format kR8{VK_FORMAT_R8_UNORM, "R8_UNORM", VK_FORMAT_R8_UNORM, 1, Fill::R8};
 const Format kB10g11r11{VK_FORMAT_B10G11R11_UFLOAT_PACK32, "B10G11R11_UFLOAT",
                         VK_FORMAT_B10G11R11_UFLOAT_PACK32, 4, Fill::B10g11r11};
 // Depth pyramids: a D32_SFLOAT depth image read into an R32_SFLOAT pyramid (`storage`) whose level
@@ -538,6 +540,8 @@ std::size_t blurKernelIndex(const Format &f) {
         return 2;
     case Fill::Rgba32f:
         return 3;
+    case Fill::R8:
+        return 4;
     default:
         return 0;
     }
@@ -551,7 +555,7 @@ std::vector<BlurCase> allBlurCases(bool quick, const std::vector<std::uint32_t> 
     using M = vkfx::BlurMethod;
     auto add = [&](const Format &f, const char *label, std::uint32_t w, std::uint32_t h,
                    std::uint32_t r, M method = M::Auto) {
-        const std::uint32_t channels = f.fill == Fill::R32f ? 1 : 4;
+        const std::uint32_t channels = f.fill == Fill::R32f || f.fill == Fill::R8 ? 1 : 4;
         const std::string suffix =
             method == M::Auto ? "" : std::string(" ") + blurMethodName(method);
         const std::string name = std::string("blur ") + label + " " + std::to_string(w) + "x" +
@@ -563,12 +567,16 @@ std::vector<BlurCase> allBlurCases(bool quick, const std::vector<std::uint32_t> 
             add(kRgba8, "rgba8", 256, 256, r);
         add(kRgba8, "rgba8", 256, 256, 64, M::Decimated);
         add(kR32f, "r32f", 256, 256, 8);
+        add(kR8, "r8", 256, 256, 8);
         add(kRgba32f, "rgba32f", 256, 256, 4);
         add(kRgba32f, "rgba32f", 256, 256, 24);
         return cases;
     }
-    const std::pair<Format, const char *> formats[] = {
-        {kRgba8, "rgba8"}, {kRgba16f, "rgba16f"}, {kR32f, "r32f"}, {kRgba32f, "rgba32f"}};
+    const std::pair<Format, const char *> formats[] = {{kRgba8, "rgba8"},
+                                                       {kRgba16f, "rgba16f"},
+                                                       {kR32f, "r32f"},
+                                                       {kRgba32f, "rgba32f"},
+                                                       {kR8, "r8"}};
     const VkExtent2D sizes[] = {{3840, 2160}, {1920, 1080}};
     for (const auto &[format, label] : formats) {
         for (const VkExtent2D &size : sizes) {
@@ -691,14 +699,14 @@ class Runner {
     Options m_options;
     Kernel m_copy;
     Kernel m_stream;
-    Kernel m_fill[5]; // indexed by Fill
+    Kernel m_fill[6]; // indexed by Fill
     Kernel m_keys;
     Kernel m_chainRgba8, m_chainSrgb8, m_chainRgba16f, m_chainR32fAvg, m_chainR32fMin;
     Kernel
         m_chainDepthCopy; // a depth image's level 0 into an R32F pyramid's, before m_chainR32fMin
     Kernel m_chainB10g11r11;
-    Kernel m_blur2[4][2];  // blur2.comp: [RGBA8, RGBA16F, R32F, RGBA32F][horizontal, vertical]
-    Kernel m_imageCopy[4]; // image_copy.comp: RGBA8, RGBA16F, R32F, RGBA32F
+    Kernel m_blur2[5][2];  // blur2.comp: [RGBA8, RGBA16F, R32F, RGBA32F, R8][horizontal, vertical]
+    Kernel m_imageCopy[5]; // image_copy.comp: RGBA8, RGBA16F, R32F, RGBA32F, R8
     Kernel m_fma;
     Buffer m_evictSrc, m_evictDst;
     VkQueryPool m_queries = VK_NULL_HANDLE;
@@ -728,6 +736,7 @@ Runner::Runner(Gpu &gpu, const Options &options) : m_gpu(gpu), m_options(options
                              12, "fill");
     m_fill[4] =
         createKernel(gpu, bench_fill_rgba32f, sizeof(bench_fill_rgba32f), {kStorage}, 12, "fill");
+    m_fill[5] = createKernel(gpu, bench_fill_r8, sizeof(bench_fill_r8), {kStorage}, 12, "fill");
     m_keys = createKernel(gpu, bench_keys_fill, sizeof(bench_keys_fill), {kBuf}, 12, "keys");
     m_chainRgba8 = createKernel(gpu, bench_chain_rgba8_avg, sizeof(bench_chain_rgba8_avg),
                                 {kSampled, kStorage}, 16, "chain");
@@ -760,6 +769,10 @@ Runner::Runner(Gpu &gpu, const Options &options) : m_gpu(gpu), m_options(options
                                  {kSampled, kStorage}, sizeof(Blur2Push), "blur2");
     m_blur2[3][1] = createKernel(gpu, bench_blur2_rgba32f_y, sizeof(bench_blur2_rgba32f_y),
                                  {kSampled, kStorage}, sizeof(Blur2Push), "blur2");
+    m_blur2[4][0] = createKernel(gpu, bench_blur2_r8_x, sizeof(bench_blur2_r8_x),
+                                 {kSampled, kStorage}, sizeof(Blur2Push), "blur2");
+    m_blur2[4][1] = createKernel(gpu, bench_blur2_r8_y, sizeof(bench_blur2_r8_y),
+                                 {kSampled, kStorage}, sizeof(Blur2Push), "blur2");
     m_imageCopy[0] = createKernel(gpu, bench_image_copy_rgba8, sizeof(bench_image_copy_rgba8),
                                   {kSampled, kStorage}, 8, "image copy");
     m_imageCopy[1] = createKernel(gpu, bench_image_copy_rgba16f, sizeof(bench_image_copy_rgba16f),
@@ -767,6 +780,8 @@ Runner::Runner(Gpu &gpu, const Options &options) : m_gpu(gpu), m_options(options
     m_imageCopy[2] = createKernel(gpu, bench_image_copy_r32f, sizeof(bench_image_copy_r32f),
                                   {kSampled, kStorage}, 8, "image copy");
     m_imageCopy[3] = createKernel(gpu, bench_image_copy_rgba32f, sizeof(bench_image_copy_rgba32f),
+                                  {kSampled, kStorage}, 8, "image copy");
+    m_imageCopy[4] = createKernel(gpu, bench_image_copy_r8, sizeof(bench_image_copy_r8),
                                   {kSampled, kStorage}, 8, "image copy");
     m_fma =
         createKernel(gpu, bench_fma_rate, sizeof(bench_fma_rate), {kBuf}, sizeof(FmaPush), "fma");
@@ -803,7 +818,8 @@ Runner::~Runner() {
                       &m_chainDepthCopy, &m_chainB10g11r11, &m_blur2[0][0],  &m_blur2[0][1],
                       &m_blur2[1][0],    &m_blur2[1][1],    &m_imageCopy[0], &m_imageCopy[1],
                       &m_blur2[2][0],    &m_blur2[2][1],    &m_imageCopy[2], &m_fill[4],
-                      &m_blur2[3][0],    &m_blur2[3][1],    &m_imageCopy[3], &m_fma}) {
+                      &m_blur2[3][0],    &m_blur2[3][1],    &m_imageCopy[3], &m_fma,
+                      &m_fill[5],        &m_blur2[4][0],    &m_blur2[4][1],  &m_imageCopy[4]}) {
         destroyKernel(m_gpu, *k);
     }
 }

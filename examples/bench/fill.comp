@@ -5,7 +5,7 @@
 // images a frame produces. Values are in [0, 1] in every channel.
 //
 // Variants (exactly one VKFX_BENCH_FMT_*): RGBA8 (also sRGB images, through a UNORM view),
-// RGBA16F, R32F, RGBA32F, B10G11R11: the storage view's format.
+// RGBA16F, R32F, RGBA32F, B10G11R11, R8: the storage view's format.
 
 #if defined(VKFX_BENCH_FMT_RGBA8)
 #define DST_FORMAT rgba8
@@ -17,6 +17,8 @@
 #define DST_FORMAT rgba32f
 #elif defined(VKFX_BENCH_FMT_B10G11R11)
 #define DST_FORMAT r11f_g11f_b10f
+#elif defined(VKFX_BENCH_FMT_R8)
+#define DST_FORMAT r8
 #else
 #error "define one VKFX_BENCH_FMT_*"
 #endif
