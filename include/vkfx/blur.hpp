@@ -52,10 +52,11 @@
 // Cost: one read of the region (plus halos) and one write; 2 (2r + 1) multiply-adds per channel
 // per texel at radius r. Gaussians of a radius above kMaxRadius take the Decimated method
 // (BlurMethod), and so do those of sigma 6 and more when the caller gives scratch (Auto; fp16
-// formats and R8_UNORM; 8-bit RGBA and BGRA from radius 25, sigma above 8): the blur computed exactly on a grid of points floor(sigma / 3) apart, outputs
-// interpolated from the 4x4 grid points around them: at any sigma about 19 multiply-adds per
-// channel per texel for the vertical blur at the grid rows, far fewer for the horizontal one at
-// the grid points, 20 for the interpolation; three dispatches through a caller's scratch buffer
+// formats and R8_UNORM; 8-bit RGBA and BGRA from radius 25, sigma above 8): the blur computed
+// exactly on a grid of points floor(sigma / 3) apart, outputs interpolated from the 4x4 grid
+// points around them: at any sigma about 19 multiply-adds per channel per texel for the vertical
+// blur at the grid rows, far fewer for the horizontal one at the grid points, 20 for the
+// interpolation; three dispatches through a caller's scratch buffer
 // (four on GPUs where the grid rows are 18 or more apart: the vertical blur then reads each source
 // texel once into the moments of blocks of rows, and makes the grid rows from those).
 //
@@ -97,8 +98,8 @@ enum class BlurMethod : std::uint32_t {
     // than Direct at every sigma from 6 up, 2.1-6.2x at sigma 10.7 (docs/blur-performance.md); on an
     // H100 2.3-5.8x at sigma 10.7 (README, "Performance"), but for 8-bit RGBA at radii 18-24
     // slower than TwoPass (1.03-1.11x at 3840x2160, 1.00-1.08x at 1920x1080; v60), which takes
-    // those radii. Otherwise, with a scratchBuffer, TwoPass where
-    // the Direct method would walk (no tile for the radii) and the larger radius is at least 16
+    // those radii. Otherwise, with a scratchBuffer, TwoPass where the Direct method would walk (no
+    // tile for the radii) and the larger radius is at least 16
     // (four-channel formats) or 20 (one-channel formats), and in place of the tiles from radius 17
     // (8-bit RGBA and BGRA) or 22 (R32_SFLOAT), where its scratch fits maxStorageBufferRange:
     // Gaussians not decimated, boxes. On an H100 at 3840x2160 TwoPass was faster than the walk at
