@@ -1320,10 +1320,11 @@ TEST_F(BlurTest, AutoTakesDecimatedAboveTheDirectMaximum) {
     runCase(c); // Auto, with scratch: Decimated
 }
 
-// Below kMaxRadius, Auto takes the Decimated method where it is faster: both axes decimated
-// (spacing floor(sigma / 3) >= 2), scratch given, channels of at most 16 bits, and for 8-bit RGBA
-// and BGRA a radius of at least detail::blurDecimatedMinRadius (below it the exact TwoPass method,
-// faster there). Otherwise Direct or TwoPass (exact: checked without the Decimated bound's slack).
+// Below kMaxRadius, Auto takes the Decimated method where it is faster: both axes decimated with a
+// spacing floor(sigma / 3) of at least detail::blurDecimatedMinStep (2; R8 3), scratch given,
+// channels of at most 16 bits, and for 8-bit RGBA and BGRA a radius of at least
+// detail::blurDecimatedMinRadius (below either, the exact TwoPass method, faster there). Otherwise
+// Direct or TwoPass (exact: checked without the Decimated bound's slack).
 TEST_F(BlurTest, AutoTakesDecimatedForCoarseGridsWithScratch) {
     using M = vkfx::BlurMethod;
     BlurCase c;
@@ -1349,9 +1350,10 @@ TEST_F(BlurTest, AutoTakesDecimatedForCoarseGridsWithScratch) {
               53u * 47u * twoPassTexelBytes(c.format));
     // Below floor(3 sigma) and below the TwoPass method's radius: Direct.
     EXPECT_EQ(methodFor(c, sigmas(8.0f, 8.0f, 15)), M::Direct);
-    // Spacing 2 (sigma 6 to 9) on every format: decimated from the format's first radius
-    // (8-bit RGBA / BGRA 25: sigma above 8 by default, or a longer radius given), TwoPass below it
-    // (8-bit RGBA / BGRA take TwoPass over their tiles from radius 17); fp32 formats never.
+    // Spacing 2 (sigma 6 to 9) and 3 on every format: decimated from the format's first radius
+    // (8-bit RGBA / BGRA 25: sigma above 8 by default, or a longer radius given) and spacing (R8
+    // 3), TwoPass below them (8-bit RGBA / BGRA take TwoPass over their tiles from radius 17, R8
+    // from 18); fp32 formats never.
     for (VkFormat f :
          {VK_FORMAT_R8G8B8A8_UNORM, VK_FORMAT_B8G8R8A8_SRGB, VK_FORMAT_R16G16B16A16_SFLOAT,
           VK_FORMAT_R8_UNORM, VK_FORMAT_R32_SFLOAT, VK_FORMAT_R32G32B32A32_SFLOAT}) {
@@ -1361,6 +1363,7 @@ TEST_F(BlurTest, AutoTakesDecimatedForCoarseGridsWithScratch) {
         o.format = f;
         const vkfx::detail::BlurFormat &format = *vkfx::detail::findBlurFormat(f);
         const std::uint32_t first = vkfx::detail::blurDecimatedMinRadius(format);
+        const std::uint32_t minStep = vkfx::detail::blurDecimatedMinStep(format);
         const bool fp32 = f == VK_FORMAT_R32_SFLOAT || f == VK_FORMAT_R32G32B32A32_SFLOAT;
         // Not decimated at `radius`: the tiles or the walk, or TwoPass where the format takes it
         // there (the rules AutoTakesTwoPassForLargeRadiiWithScratch checks): a Gaussian of sigma 1
@@ -1371,21 +1374,26 @@ TEST_F(BlurTest, AutoTakesDecimatedForCoarseGridsWithScratch) {
                 << formatName(f) << " radius " << radius << ": " << vkfx::lastError();
             return m;
         };
-        auto expectedAt = [&](std::uint32_t radius) {
-            return !fp32 && radius >= first ? std::optional<M>(M::Decimated) : exactAt(radius);
+        auto decimates = [&](std::uint32_t radius, std::uint32_t step) {
+            return !fp32 && radius >= first && step >= minStep;
         };
-        for (float sigma : {6.0f, 7.0f, 8.0f, 8.34f, 8.99f}) {
+        auto expectedAt = [&](std::uint32_t radius, std::uint32_t step) {
+            return decimates(radius, step) ? std::optional<M>(M::Decimated) : exactAt(radius);
+        };
+        for (float sigma : {6.0f, 7.0f, 8.0f, 8.34f, 8.99f, 9.0f, 11.9f}) {
             const auto radius = static_cast<std::uint32_t>(std::ceil(3.0 * double(sigma)));
-            EXPECT_EQ(methodFor(o, sigmas(sigma, sigma)), expectedAt(radius))
+            const auto step = static_cast<std::uint32_t>(sigma / 3.0f);
+            EXPECT_EQ(methodFor(o, sigmas(sigma, sigma)), expectedAt(radius, step))
                 << formatName(f) << " sigma " << sigma;
-            if (isEightBitRgba(f) && radius < first) {
+            if (!fp32 && !decimates(radius, step) && (first != 0 || minStep > 2)) {
                 EXPECT_EQ(exactAt(radius), M::TwoPass) << formatName(f) << " sigma " << sigma;
             }
         }
         // A radius given longer than 3 sigma: the same spacing, decimated from the first radius.
         for (std::uint32_t radius : {18u, 24u, 25u, 30u})
-            EXPECT_EQ(methodFor(o, sigmas(6.0f, 6.0f, radius)), expectedAt(radius))
+            EXPECT_EQ(methodFor(o, sigmas(6.0f, 6.0f, radius)), expectedAt(radius, 2))
                 << formatName(f) << " " << radius;
+        EXPECT_EQ(methodFor(o, sigmas(9.0f, 9.0f, 40)), expectedAt(40, 3)) << formatName(f);
         EXPECT_EQ(methodFor(o, [](vkfx::BlurInfo &i) { i.scratchBuffer = VK_NULL_HANDLE; }),
                   M::Direct)
             << formatName(f);
@@ -1617,7 +1625,7 @@ TEST_F(BlurTest, AutoTakesTwoPassForLargeRadiiWithScratch) {
         if (!cachedBlurrer(f))
             continue; // not supported here (reported by the format tests)
         // The rule's radius, or past the device's tiles where they reach further, unless the
-        // format takes TwoPass over its tiles from a radius (8-bit RGBA / BGRA 17, R32F 22).
+        // format takes TwoPass over its tiles from a radius (8-bit RGBA / BGRA 17, R8 18, R32F 22).
         const vkfx::detail::BlurFormat &format = *vkfx::detail::findBlurFormat(f);
         std::uint32_t minRadius = vkfx::detail::blurTwoPassMinRadius(format);
         const std::uint32_t overTile = vkfx::detail::blurTwoPassOverTileRadius(format);
@@ -2334,6 +2342,7 @@ TEST(BlurHelpers, TwoPassOverTilesByFormat) {
         const vkfx::detail::BlurFormat &format = *vkfx::detail::findBlurFormat(f);
         const std::uint32_t overTile = vkfx::detail::blurTwoPassOverTileRadius(format);
         EXPECT_EQ(overTile, isEightBitRgba(f)           ? 17u
+                            : f == VK_FORMAT_R8_UNORM   ? 18u
                             : f == VK_FORMAT_R32_SFLOAT ? 22u
                                                         : 0u)
             << formatName(f);
@@ -2343,14 +2352,18 @@ TEST(BlurHelpers, TwoPassOverTilesByFormat) {
     }
 }
 
-// Auto decimates 8-bit RGBA / BGRA Gaussians below kMaxRadius from radius 25 only (TwoPass, exact,
-// faster below), the other formats wherever the grid spacing allows (0).
-TEST(BlurHelpers, DecimatedFromRadiusByFormat) {
+// Auto decimates 8-bit RGBA / BGRA Gaussians below kMaxRadius from radius 25 only, the other
+// formats wherever the grid spacing allows (0); R8 from grid spacing 3, the others from 2 (TwoPass,
+// exact, faster below).
+TEST(BlurHelpers, DecimatedFromRadiusAndSpacingByFormat) {
     for (VkFormat f : blurFormats()) {
-        const std::uint32_t first =
-            vkfx::detail::blurDecimatedMinRadius(*vkfx::detail::findBlurFormat(f));
+        const vkfx::detail::BlurFormat &format = *vkfx::detail::findBlurFormat(f);
+        const std::uint32_t first = vkfx::detail::blurDecimatedMinRadius(format);
+        const std::uint32_t minStep = vkfx::detail::blurDecimatedMinStep(format);
         EXPECT_EQ(first, isEightBitRgba(f) ? 25u : 0u) << formatName(f);
         EXPECT_LE(first, vkfx::Blurrer::kMaxRadius) << formatName(f);
+        EXPECT_EQ(minStep, f == VK_FORMAT_R8_UNORM ? 3u : 2u) << formatName(f);
+        EXPECT_LE(minStep, vkfx::detail::kBlurGridMaxStep) << formatName(f);
     }
 }
 

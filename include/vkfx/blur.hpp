@@ -52,7 +52,7 @@
 // Cost: one read of the region (plus halos) and one write; 2 (2r + 1) multiply-adds per channel
 // per texel at radius r. Gaussians of a radius above kMaxRadius take the Decimated method
 // (BlurMethod), and so do those of sigma 6 and more when the caller gives scratch (Auto; fp16
-// formats and R8_UNORM; 8-bit RGBA and BGRA from radius 25, sigma above 8): the blur computed
+// formats; 8-bit RGBA and BGRA from radius 25, sigma above 8; R8_UNORM from sigma 9): the blur computed
 // exactly on a grid of points floor(sigma / 3) apart, outputs interpolated from the 4x4 grid
 // points around them: at any sigma about 19 multiply-adds per channel per texel for the vertical
 // blur at the grid rows, far fewer for the horizontal one at the grid points, 20 for the
@@ -92,20 +92,23 @@ enum class BlurMethod : std::uint32_t {
     // format: both axes decimated with a grid spacing floor(sigma / 3) of 2 or more (sigma >= 6 and
     // a radius of at least floor(3 sigma), the default ceil(3 sigma) included), a format with
     // channels of 8 or 16 bits (not R32_SFLOAT or R32G32B32A32_SFLOAT), for 8-bit RGBA and BGRA a
-    // larger radius of 25 or more (sigma above 8 by default), and a scratchBuffer in the BlurInfo
+    // larger radius of 25 or more (sigma above 8 by default) and for R8_UNORM a spacing of 3 or more
+    // (sigma >= 9), and a scratchBuffer in the BlurInfo
     // (without one, or where the scratch would exceed maxStorageBufferRange, Direct).
     // scratchRequirements() gives the size that choice needs. On an H200 Decimated was faster
     // than Direct at every sigma from 6 up, 2.1-6.2x at sigma 10.7 (docs/blur-performance.md); on an
     // H100 2.3-5.8x at sigma 10.7 (README, "Performance"), but for 8-bit RGBA at radii 18-24
-    // slower than TwoPass (1.03-1.11x at 3840x2160, 1.00-1.08x at 1920x1080; v60), which takes
-    // those radii. Otherwise, with a scratchBuffer, TwoPass where the Direct method would walk (no
-    // tile for the radii) and the larger radius is at least 16
-    // (four-channel formats) or 20 (one-channel formats), and in place of the tiles from radius 17
-    // (8-bit RGBA and BGRA) or 22 (R32_SFLOAT), where its scratch fits maxStorageBufferRange:
-    // Gaussians not decimated, boxes. On an H100 at 3840x2160 TwoPass was faster than the walk at
+    // slower than TwoPass (1.03-1.11x at 3840x2160, 1.00-1.08x at 1920x1080; v60), and for R8 at
+    // radii 18-26 (1.23-1.30x at 3840x2160, 1.29-1.37x at 1920x1080; v61), which takes those radii.
+    // Otherwise, with a scratchBuffer, TwoPass where the Direct method would walk (no tile for the
+    // radii) and the larger radius is at least 16 (four-channel formats), 18 (R8_UNORM) or 20
+    // (R32_SFLOAT), and in place of the tiles from radius 17 (8-bit RGBA and BGRA), 18 (R8_UNORM)
+    // or 22 (R32_SFLOAT), where its scratch fits maxStorageBufferRange: Gaussians not decimated,
+    // boxes. On an H100 at 3840x2160 TwoPass was faster than the walk at
     // every radius measured from there (RGBA16F 1.38x at 16; RGBA8 1.33x at 16; RGBA32F 11x at 64;
     // R32F 2.7x at 32), than the tiles it replaces (RGBA8 1.02-1.11x at 17-22, 1.20-1.34x at
-    // 1920x1080; R32F 1.01-1.06x at 22-24, 1.10-1.11x at 1920x1080) and 2.0-8.7x faster than a
+    // 1920x1080; R32F 1.01-1.06x at 22-24, 1.10-1.11x at 1920x1080; R8 0.98-0.99x at 18-20 and
+    // 1.02-1.09x at 22-24, 1.08-1.16x at 1920x1080) and 2.0-8.7x faster than a
     // two-pass blur through an image.
     Auto = 0,
     // Every output from its (2 rx + 1)(2 ry + 1) taps, in one dispatch (radius up to kMaxRadius):

@@ -357,9 +357,11 @@ inline std::uint32_t blurRowOutputs(std::uint32_t sharedBytes, const BlurFormat&
 // H100 (3840x2160, docs/blur-performance.md v54, v56), walk / TwoPass us: RGBA16F radius 16 360 /
 // 272, RGBA32F 378 / 296; 8-bit RGBA 16 269 (v48) / 251, 24 538 / 378 (v54, before v56's faster
 // passes); R32F 32 330 / 125 (tiles below). One-channel formats keep the walk below 20 where they
-// have no tile (an interpolation: their walk at 16-19 was not measured).
+// have no tile (an interpolation: their walk at 16-19 was not measured); R8 from 18, where it takes
+// TwoPass over its tiles.
 inline std::uint32_t blurTwoPassMinRadius(const BlurFormat& format)
 {
+    if (format.format == VK_FORMAT_R8_UNORM) return 18u;
     return format.channels == 1 ? 20u : 16u;
 }
 // Where BlurMethod::Auto, given scratch, takes the TwoPass method over the Tile method: from this
@@ -367,11 +369,14 @@ inline std::uint32_t blurTwoPassMinRadius(const BlurFormat& format)
 // tiles / TwoPass, us: 8-bit RGBA 3840x2160 radius 16 199 / 203, 17 228 / 223, 18 243 / 226, 20
 // 254 / 233, 22 284 / 255, at 1920x1080 59 / 62, 82 / 68, 88 / 69, 92 / 71, 105 / 78; R32F
 // 3840x2160 radius 18 89 / 95, 20 92 / 97, 22 104 / 103, 24 109 / 103, at 1920x1080 36 / 35, 37 /
-// 36, 42 / 38, 42 / 38. R8 keeps its tiles (not measured: a quarter of R32F's source bytes, the
-// same H); RGBA16F and RGBA32F tile radii below blurTwoPassMinRadius only.
+// 36, 42 / 38, 42 / 38. R8 (docs v61): 3840x2160 radius 18 86 / 87, 20 89 / 91, 22 101 / 98, 24
+// 107 / 99, at 1920x1080 34 / 32, 36 / 33, 41 / 36, 41 / 35 (the tiles 1-2% faster at 3840x2160 up
+// to 20, TwoPass 7-14% faster at 1920x1080 from 18); RGBA16F and RGBA32F tile radii below
+// blurTwoPassMinRadius only.
 inline std::uint32_t blurTwoPassOverTileRadius(const BlurFormat& format)
 {
     if (format.slotBytes == 8) return 17u; // RGBA8, BGRA8 (and sRGB)
+    if (format.format == VK_FORMAT_R8_UNORM) return 18u;
     return format.format == VK_FORMAT_R32_SFLOAT ? 22u : 0u;
 }
 // Where BlurMethod::Auto, given scratch, takes the Decimated method for a Gaussian below
@@ -380,10 +385,22 @@ inline std::uint32_t blurTwoPassOverTileRadius(const BlurFormat& format)
 // TwoPass, us, radius 18 / 20 / 22 / 24 / 26 (sigma r / 3, grid spacing 2): 8-bit RGBA 248 / 224,
 // 255 / 231, 259 / 252, 267 / 256, 272 / 279; at 1920x1080 73 / 69, 76 / 71, 78 / 77, 80 / 78,
 // 81 / 85. RGBA16F's Decimated method was the faster one at every one of those radii (259 / 276 at
-// 18, 283 / 323 at 26): 0, decimated wherever the spacing allows.
+// 18, 283 / 323 at 26): 0, decimated wherever the spacing allows (blurDecimatedMinStep).
 inline std::uint32_t blurDecimatedMinRadius(const BlurFormat& format)
 {
     return format.slotBytes == 8 ? 25u : 0u; // RGBA8, BGRA8 (and sRGB)
+}
+// The grid spacing (floor(sigma / 3) on both axes) from which BlurMethod::Auto, given scratch,
+// takes the Decimated method below Blurrer::kMaxRadius: 2, or 3 for R8, whose TwoPass method was
+// faster at every radius of spacing 2. Measured on an H100 (docs v61), Decimated / TwoPass, us,
+// radius 18 / 22 / 24 / 26 (spacing 2) and 28 / 32 (spacing 3): 3840x2160 113 / 87, 123 / 98, 127
+// / 99, 131 / 106, then 99 / 109, 105 / 118; 1920x1080 43 / 32, 47 / 36, 48 / 35, 49 / 38, then 43 /
+// 39, 46 / 41. At spacing 3 the Decimated method is 10-11% faster at 3840x2160 and 11-12% slower
+// at 1920x1080, the faster of the two summed over both sizes, and its time stays flat while
+// TwoPass's grows.
+inline std::uint32_t blurDecimatedMinStep(const BlurFormat& format)
+{
+    return format.format == VK_FORMAT_R8_UNORM ? 3u : 2u;
 }
 
 struct BlurTwoPassLayout {
@@ -1286,10 +1303,12 @@ inline VkResult Blurrer::plan(const BlurInfo& info, const char* fn, bool withScr
             // within about a unit of the format). Measured on an H200 (RGBA8 and RGBA16F, 3840x2160
             // and 1920x1080, sigma r / 3): Decimated 1.3-2.8x faster than Direct from sigma 6 up,
             // 2.1-3.6x slower below (spacing 1: a grid of every texel). 8-bit RGBA and BGRA from
-            // radius 25 only (blurDecimatedMinRadius): below, the exact TwoPass method is faster.
+            // radius 25 only (blurDecimatedMinRadius), R8 from spacing 3 (blurDecimatedMinStep):
+            // below, the exact TwoPass method is faster.
             const bool fp32 = m_info.format == VK_FORMAT_R32_SFLOAT || m_info.format == VK_FORMAT_R32G32B32A32_SFLOAT;
-            const bool coarse = detail::blurGridStep(info.sigmaX, p.radius[0]) >= 2 &&
-                                detail::blurGridStep(info.sigmaY, p.radius[1]) >= 2;
+            const std::uint32_t minStep = detail::blurDecimatedMinStep(fmt);
+            const bool coarse = detail::blurGridStep(info.sigmaX, p.radius[0]) >= minStep &&
+                                detail::blurGridStep(info.sigmaY, p.radius[1]) >= minStep;
             p.decimated = maxRadius > kMaxRadius ||
                           (withScratch && coarse && !fp32 && maxRadius >= detail::blurDecimatedMinRadius(fmt));
             autoDecimated = p.decimated && maxRadius <= kMaxRadius;
