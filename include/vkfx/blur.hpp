@@ -52,13 +52,13 @@
 // Cost: one read of the region (plus halos) and one write; 2 (2r + 1) multiply-adds per channel
 // per texel at radius r. Gaussians of a radius above kMaxRadius take the Decimated method
 // (BlurMethod), and so do those of sigma 6 and more when the caller gives scratch (Auto; fp16
-// formats; 8-bit RGBA and BGRA from radius 25, sigma above 8; R8_UNORM from sigma 9): the blur computed
-// exactly on a grid of points floor(sigma / 3) apart, outputs interpolated from the 4x4 grid
-// points around them: at any sigma about 19 multiply-adds per channel per texel for the vertical
-// blur at the grid rows, far fewer for the horizontal one at the grid points, 20 for the
-// interpolation; three dispatches through a caller's scratch buffer
-// (four on GPUs where the grid rows are 18 or more apart: the vertical blur then reads each source
-// texel once into the moments of blocks of rows, and makes the grid rows from those).
+// formats; 8-bit RGBA and BGRA from radius 25, sigma above 8; R8_UNORM from sigma 9): the blur
+// computed exactly on a grid of points floor(sigma / 3) apart, outputs interpolated from the 4x4
+// grid points around them: at any sigma about 19 multiply-adds per channel per texel for the
+// vertical blur at the grid rows, far fewer for the horizontal one at the grid points, 20 for the
+// interpolation; three dispatches through a caller's scratch buffer (four on GPUs where the grid
+// rows are 18 or more apart: the vertical blur then reads each source texel once into the moments
+// of blocks of rows, and makes the grid rows from those).
 //
 // Formats (source and destination alike): R8G8B8A8_UNORM, R8G8B8A8_SRGB, B8G8R8A8_UNORM,
 // B8G8R8A8_SRGB, R16G16B16A16_SFLOAT, R32_SFLOAT, R32G32B32A32_SFLOAT, R8_UNORM. sRGB formats
@@ -92,9 +92,9 @@ enum class BlurMethod : std::uint32_t {
     // format: both axes decimated with a grid spacing floor(sigma / 3) of 2 or more (sigma >= 6 and
     // a radius of at least floor(3 sigma), the default ceil(3 sigma) included), a format with
     // channels of 8 or 16 bits (not R32_SFLOAT or R32G32B32A32_SFLOAT), for 8-bit RGBA and BGRA a
-    // larger radius of 25 or more (sigma above 8 by default) and for R8_UNORM a spacing of 3 or more
-    // (sigma >= 9), and a scratchBuffer in the BlurInfo
-    // (without one, or where the scratch would exceed maxStorageBufferRange, Direct).
+    // larger radius of 25 or more (sigma above 8 by default) and for R8_UNORM a spacing of 3 or
+    // more (sigma >= 9), and a scratchBuffer in the BlurInfo (without one, or where the scratch
+    // would exceed maxStorageBufferRange, Direct).
     // scratchRequirements() gives the size that choice needs. On an H200 Decimated was faster
     // than Direct at every sigma from 6 up, 2.1-6.2x at sigma 10.7 (docs/blur-performance.md); on an
     // H100 2.3-5.8x at sigma 10.7 (README, "Performance"), but for 8-bit RGBA at radii 18-24
@@ -104,12 +104,11 @@ enum class BlurMethod : std::uint32_t {
     // radii) and the larger radius is at least 16 (four-channel formats), 18 (R8_UNORM) or 20
     // (R32_SFLOAT), and in place of the tiles from radius 17 (8-bit RGBA and BGRA), 18 (R8_UNORM)
     // or 22 (R32_SFLOAT), where its scratch fits maxStorageBufferRange: Gaussians not decimated,
-    // boxes. On an H100 at 3840x2160 TwoPass was faster than the walk at
-    // every radius measured from there (RGBA16F 1.38x at 16; RGBA8 1.33x at 16; RGBA32F 11x at 64;
-    // R32F 2.7x at 32), than the tiles it replaces (RGBA8 1.02-1.11x at 17-22, 1.20-1.34x at
-    // 1920x1080; R32F 1.01-1.06x at 22-24, 1.10-1.11x at 1920x1080; R8 0.98-0.99x at 18-20 and
-    // 1.02-1.09x at 22-24, 1.08-1.16x at 1920x1080) and 2.0-8.7x faster than a
-    // two-pass blur through an image.
+    // boxes. On an H100 at 3840x2160 TwoPass was faster than the walk at every radius measured
+    // from there (RGBA16F 1.38x at 16; RGBA8 1.33x at 16; RGBA32F 11x at 64; R32F 2.7x at 32), than
+    // the tiles it replaces (RGBA8 1.02-1.11x at 17-22, 1.20-1.34x at 1920x1080; R32F 1.01-1.06x at
+    // 22-24, 1.10-1.11x at 1920x1080; R8 1.02-1.09x at 22-24, 1.08-1.16x at 1920x1080, and 1-2%
+    // slower at 18-20) and 2.0-8.7x faster than a two-pass blur through an image.
     Auto = 0,
     // Every output from its (2 rx + 1)(2 ry + 1) taps, in one dispatch (radius up to kMaxRadius):
     // workgroups walk strips of columns, or, where both radii are the same and small (up to 13
