@@ -629,6 +629,15 @@ struct TestImage {
     std::vector<VkImageView> sampled, storage;
 };
 
+// An embedded SPIR-V module: its words and their size in bytes.
+struct SpirvCode {
+    const std::uint32_t *words;
+    std::size_t bytes;
+};
+template <std::size_t N> SpirvCode spirvCode(const std::uint32_t (&words)[N]) {
+    return {words, sizeof(words)};
+}
+
 class Runner {
   public:
     Runner(Gpu &gpu, const Options &options);
@@ -668,6 +677,9 @@ class Runner {
     // Whether compute shaders can texelFetch `f` through a sampled view and imageStore it
     // through a storage view (the compute baselines).
     bool computeReadWrite(const Format &f) const;
+    // createKernel's kernel, kept in m_kernels for ~Runner to destroy.
+    Kernel kernel(SpirvCode code, std::initializer_list<VkDescriptorType> bindings,
+                  std::uint32_t pushBytes, const char *name);
     const Kernel &fillKernel(Fill f) const;
     const Kernel &chainKernel(const Case &c) const;
     // The Downsampler for (format, reduction) with at least `scratch` bytes of scratch.
@@ -708,6 +720,7 @@ class Runner {
     Kernel m_blur2[5][2];  // blur2.comp: [RGBA8, RGBA16F, R32F, RGBA32F, R8][horizontal, vertical]
     Kernel m_imageCopy[5]; // image_copy.comp: RGBA8, RGBA16F, R32F, RGBA32F, R8
     Kernel m_fma;
+    std::vector<Kernel> m_kernels; // every kernel above (Runner::kernel), destroyed by ~Runner
     Buffer m_evictSrc, m_evictDst;
     VkQueryPool m_queries = VK_NULL_HANDLE;
     struct CachedDownsampler {
@@ -719,72 +732,53 @@ class Runner {
     std::uint32_t m_seed = 1;
 };
 
+Kernel Runner::kernel(SpirvCode code, std::initializer_list<VkDescriptorType> bindings,
+                      std::uint32_t pushBytes, const char *name) {
+    m_kernels.push_back(createKernel(m_gpu, code.words, code.bytes, bindings, pushBytes, name));
+    return m_kernels.back();
+}
+
 Runner::Runner(Gpu &gpu, const Options &options) : m_gpu(gpu), m_options(options) {
     using namespace vkfx::spirv;
     const VkDescriptorType kBuf = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     const VkDescriptorType kSampled = VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE;
     const VkDescriptorType kStorage = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
-    m_copy = createKernel(gpu, bench_copy, sizeof(bench_copy), {kBuf, kBuf}, 4, "copy");
-    m_stream = createKernel(gpu, bench_stream_chain_bytes, sizeof(bench_stream_chain_bytes),
-                            {kBuf, kBuf}, 8, "stream");
-    m_fill[0] =
-        createKernel(gpu, bench_fill_rgba8, sizeof(bench_fill_rgba8), {kStorage}, 12, "fill");
-    m_fill[1] =
-        createKernel(gpu, bench_fill_rgba16f, sizeof(bench_fill_rgba16f), {kStorage}, 12, "fill");
-    m_fill[2] = createKernel(gpu, bench_fill_r32f, sizeof(bench_fill_r32f), {kStorage}, 12, "fill");
-    m_fill[3] = createKernel(gpu, bench_fill_b10g11r11, sizeof(bench_fill_b10g11r11), {kStorage},
-                             12, "fill");
-    m_fill[4] =
-        createKernel(gpu, bench_fill_rgba32f, sizeof(bench_fill_rgba32f), {kStorage}, 12, "fill");
-    m_fill[5] = createKernel(gpu, bench_fill_r8, sizeof(bench_fill_r8), {kStorage}, 12, "fill");
-    m_keys = createKernel(gpu, bench_keys_fill, sizeof(bench_keys_fill), {kBuf}, 12, "keys");
-    m_chainRgba8 = createKernel(gpu, bench_chain_rgba8_avg, sizeof(bench_chain_rgba8_avg),
-                                {kSampled, kStorage}, 16, "chain");
-    m_chainSrgb8 = createKernel(gpu, bench_chain_srgb8_avg, sizeof(bench_chain_srgb8_avg),
-                                {kSampled, kStorage}, 16, "chain");
-    m_chainRgba16f = createKernel(gpu, bench_chain_rgba16f_avg, sizeof(bench_chain_rgba16f_avg),
-                                  {kSampled, kStorage}, 16, "chain");
-    m_chainR32fAvg = createKernel(gpu, bench_chain_r32f_avg, sizeof(bench_chain_r32f_avg),
-                                  {kSampled, kStorage}, 16, "chain");
-    m_chainR32fMin = createKernel(gpu, bench_chain_r32f_min, sizeof(bench_chain_r32f_min),
-                                  {kSampled, kStorage}, 16, "chain");
-    m_chainDepthCopy = createKernel(gpu, bench_chain_r32f_copy, sizeof(bench_chain_r32f_copy),
-                                    {kSampled, kStorage}, 16, "chain");
+    m_copy = kernel(spirvCode(bench_copy), {kBuf, kBuf}, 4, "copy");
+    m_stream = kernel(spirvCode(bench_stream_chain_bytes), {kBuf, kBuf}, 8, "stream");
+    m_fill[0] = kernel(spirvCode(bench_fill_rgba8), {kStorage}, 12, "fill");
+    m_fill[1] = kernel(spirvCode(bench_fill_rgba16f), {kStorage}, 12, "fill");
+    m_fill[2] = kernel(spirvCode(bench_fill_r32f), {kStorage}, 12, "fill");
+    m_fill[3] = kernel(spirvCode(bench_fill_b10g11r11), {kStorage}, 12, "fill");
+    m_fill[4] = kernel(spirvCode(bench_fill_rgba32f), {kStorage}, 12, "fill");
+    m_fill[5] = kernel(spirvCode(bench_fill_r8), {kStorage}, 12, "fill");
+    m_keys = kernel(spirvCode(bench_keys_fill), {kBuf}, 12, "keys");
+    m_chainRgba8 = kernel(spirvCode(bench_chain_rgba8_avg), {kSampled, kStorage}, 16, "chain");
+    m_chainSrgb8 = kernel(spirvCode(bench_chain_srgb8_avg), {kSampled, kStorage}, 16, "chain");
+    m_chainRgba16f = kernel(spirvCode(bench_chain_rgba16f_avg), {kSampled, kStorage}, 16, "chain");
+    m_chainR32fAvg = kernel(spirvCode(bench_chain_r32f_avg), {kSampled, kStorage}, 16, "chain");
+    m_chainR32fMin = kernel(spirvCode(bench_chain_r32f_min), {kSampled, kStorage}, 16, "chain");
+    m_chainDepthCopy = kernel(spirvCode(bench_chain_r32f_copy), {kSampled, kStorage}, 16, "chain");
     m_chainB10g11r11 =
-        createKernel(gpu, bench_chain_b10g11r11_avg, sizeof(bench_chain_b10g11r11_avg),
-                     {kSampled, kStorage}, 16, "chain");
-    m_blur2[0][0] = createKernel(gpu, bench_blur2_rgba8_x, sizeof(bench_blur2_rgba8_x),
-                                 {kSampled, kStorage}, sizeof(Blur2Push), "blur2");
-    m_blur2[0][1] = createKernel(gpu, bench_blur2_rgba8_y, sizeof(bench_blur2_rgba8_y),
-                                 {kSampled, kStorage}, sizeof(Blur2Push), "blur2");
-    m_blur2[1][0] = createKernel(gpu, bench_blur2_rgba16f_x, sizeof(bench_blur2_rgba16f_x),
-                                 {kSampled, kStorage}, sizeof(Blur2Push), "blur2");
-    m_blur2[1][1] = createKernel(gpu, bench_blur2_rgba16f_y, sizeof(bench_blur2_rgba16f_y),
-                                 {kSampled, kStorage}, sizeof(Blur2Push), "blur2");
-    m_blur2[2][0] = createKernel(gpu, bench_blur2_r32f_x, sizeof(bench_blur2_r32f_x),
-                                 {kSampled, kStorage}, sizeof(Blur2Push), "blur2");
-    m_blur2[2][1] = createKernel(gpu, bench_blur2_r32f_y, sizeof(bench_blur2_r32f_y),
-                                 {kSampled, kStorage}, sizeof(Blur2Push), "blur2");
-    m_blur2[3][0] = createKernel(gpu, bench_blur2_rgba32f_x, sizeof(bench_blur2_rgba32f_x),
-                                 {kSampled, kStorage}, sizeof(Blur2Push), "blur2");
-    m_blur2[3][1] = createKernel(gpu, bench_blur2_rgba32f_y, sizeof(bench_blur2_rgba32f_y),
-                                 {kSampled, kStorage}, sizeof(Blur2Push), "blur2");
-    m_blur2[4][0] = createKernel(gpu, bench_blur2_r8_x, sizeof(bench_blur2_r8_x),
-                                 {kSampled, kStorage}, sizeof(Blur2Push), "blur2");
-    m_blur2[4][1] = createKernel(gpu, bench_blur2_r8_y, sizeof(bench_blur2_r8_y),
-                                 {kSampled, kStorage}, sizeof(Blur2Push), "blur2");
-    m_imageCopy[0] = createKernel(gpu, bench_image_copy_rgba8, sizeof(bench_image_copy_rgba8),
-                                  {kSampled, kStorage}, 8, "image copy");
-    m_imageCopy[1] = createKernel(gpu, bench_image_copy_rgba16f, sizeof(bench_image_copy_rgba16f),
-                                  {kSampled, kStorage}, 8, "image copy");
-    m_imageCopy[2] = createKernel(gpu, bench_image_copy_r32f, sizeof(bench_image_copy_r32f),
-                                  {kSampled, kStorage}, 8, "image copy");
-    m_imageCopy[3] = createKernel(gpu, bench_image_copy_rgba32f, sizeof(bench_image_copy_rgba32f),
-                                  {kSampled, kStorage}, 8, "image copy");
-    m_imageCopy[4] = createKernel(gpu, bench_image_copy_r8, sizeof(bench_image_copy_r8),
-                                  {kSampled, kStorage}, 8, "image copy");
-    m_fma =
-        createKernel(gpu, bench_fma_rate, sizeof(bench_fma_rate), {kBuf}, sizeof(FmaPush), "fma");
+        kernel(spirvCode(bench_chain_b10g11r11_avg), {kSampled, kStorage}, 16, "chain");
+    // blur2.comp's two passes and image_copy.comp, by blurKernelIndex.
+    const SpirvCode blur2[5][2] = {
+        {spirvCode(bench_blur2_rgba8_x), spirvCode(bench_blur2_rgba8_y)},
+        {spirvCode(bench_blur2_rgba16f_x), spirvCode(bench_blur2_rgba16f_y)},
+        {spirvCode(bench_blur2_r32f_x), spirvCode(bench_blur2_r32f_y)},
+        {spirvCode(bench_blur2_rgba32f_x), spirvCode(bench_blur2_rgba32f_y)},
+        {spirvCode(bench_blur2_r8_x), spirvCode(bench_blur2_r8_y)}};
+    const SpirvCode imageCopy[5] = {
+        spirvCode(bench_image_copy_rgba8), spirvCode(bench_image_copy_rgba16f),
+        spirvCode(bench_image_copy_r32f), spirvCode(bench_image_copy_rgba32f),
+        spirvCode(bench_image_copy_r8)};
+    for (std::size_t f = 0; f < 5; ++f) {
+        for (std::size_t pass = 0; pass < 2; ++pass) {
+            m_blur2[f][pass] =
+                kernel(blur2[f][pass], {kSampled, kStorage}, sizeof(Blur2Push), "blur2");
+        }
+        m_imageCopy[f] = kernel(imageCopy[f], {kSampled, kStorage}, 8, "image copy");
+    }
+    m_fma = kernel(spirvCode(bench_fma_rate), {kBuf}, sizeof(FmaPush), "fma");
 
     VkQueryPoolCreateInfo qpi{};
     qpi.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO;
@@ -812,16 +806,8 @@ Runner::~Runner() {
     destroyBuffer(m_gpu, m_evictDst);
     if (m_queries)
         vkDestroyQueryPool(m_gpu.device, m_queries, nullptr);
-    for (Kernel *k : {&m_copy,           &m_stream,         &m_fill[0],      &m_fill[1],
-                      &m_fill[2],        &m_fill[3],        &m_keys,         &m_chainRgba8,
-                      &m_chainSrgb8,     &m_chainRgba16f,   &m_chainR32fAvg, &m_chainR32fMin,
-                      &m_chainDepthCopy, &m_chainB10g11r11, &m_blur2[0][0],  &m_blur2[0][1],
-                      &m_blur2[1][0],    &m_blur2[1][1],    &m_imageCopy[0], &m_imageCopy[1],
-                      &m_blur2[2][0],    &m_blur2[2][1],    &m_imageCopy[2], &m_fill[4],
-                      &m_blur2[3][0],    &m_blur2[3][1],    &m_imageCopy[3], &m_fma,
-                      &m_fill[5],        &m_blur2[4][0],    &m_blur2[4][1],  &m_imageCopy[4]}) {
-        destroyKernel(m_gpu, *k);
-    }
+    for (Kernel &k : m_kernels)
+        destroyKernel(m_gpu, k);
 }
 
 // A copy's size capped to what one storage-buffer descriptor may cover, in whole MiB.
