@@ -2367,6 +2367,28 @@ TEST(BlurHelpers, DecimatedFromRadiusAndSpacingByFormat) {
     }
 }
 
+// Auto's whole rule for decimating below kMaxRadius (given scratch): never for fp32 formats; both
+// grid spacings at least 2 (R8: 3); 8-bit RGBA / BGRA from radius 25.
+TEST(BlurHelpers, AutoDecimatesByFormatSpacingAndRadius) {
+    for (VkFormat f : blurFormats()) {
+        const vkfx::detail::BlurFormat &format = *vkfx::detail::findBlurFormat(f);
+        const bool fp32 = f == VK_FORMAT_R32_SFLOAT || f == VK_FORMAT_R32G32B32A32_SFLOAT;
+        const std::uint32_t step = f == VK_FORMAT_R8_UNORM ? 3u : 2u;
+        const std::uint32_t radius = isEightBitRgba(f) ? 25u : 18u;
+        auto decimates = [&](std::uint32_t x, std::uint32_t y, std::uint32_t r) {
+            return vkfx::detail::blurAutoDecimates(format, x, y, r);
+        };
+        EXPECT_EQ(decimates(step, step, radius), !fp32) << formatName(f);
+        EXPECT_EQ(decimates(step + 5, step + 1, 120), !fp32) << formatName(f);
+        EXPECT_FALSE(decimates(step - 1, step, radius)) << formatName(f);
+        EXPECT_FALSE(decimates(step, step - 1, radius)) << formatName(f);
+        EXPECT_FALSE(decimates(1, 1, 120)) << formatName(f);
+        if (isEightBitRgba(f)) {
+            EXPECT_FALSE(decimates(step, step, radius - 1)) << formatName(f);
+        }
+    }
+}
+
 // A Blurrer takes 256 bytes of push constants where the device does (capped by
 // blurMaxPushBytesOverride), and builds its tiles above radius 11 from the "_wide" kernels where it
 // takes them and the format has them (8-bit RGBA / BGRA and one channel; RGBA16F and RGBA32F

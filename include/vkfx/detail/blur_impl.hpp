@@ -402,6 +402,18 @@ inline std::uint32_t blurDecimatedMinStep(const BlurFormat& format)
 {
     return format.format == VK_FORMAT_R8_UNORM ? 3u : 2u;
 }
+// Whether BlurMethod::Auto, given scratch, takes the Decimated method for a Gaussian below
+// Blurrer::kMaxRadius whose axes have grid spacings stepX and stepY (blurGridStep) and whose larger
+// radius is `radius`: a format with channels of at most 16 bits (the method's error is then within
+// about a unit of the format; fp32 formats stay exact), both spacings at least
+// blurDecimatedMinStep, the radius at least blurDecimatedMinRadius.
+inline bool blurAutoDecimates(const BlurFormat& format, std::uint32_t stepX, std::uint32_t stepY,
+                              std::uint32_t radius)
+{
+    const bool fp32 = format.format == VK_FORMAT_R32_SFLOAT || format.format == VK_FORMAT_R32G32B32A32_SFLOAT;
+    const std::uint32_t minStep = blurDecimatedMinStep(format);
+    return !fp32 && stepX >= minStep && stepY >= minStep && radius >= blurDecimatedMinRadius(format);
+}
 
 struct BlurTwoPassLayout {
     std::uint32_t rowOutputs = 0;    // pass 6: outputs per workgroup
@@ -1304,13 +1316,10 @@ inline VkResult Blurrer::plan(const BlurInfo& info, const char* fn, bool withScr
             // and 1920x1080, sigma r / 3): Decimated 1.3-2.8x faster than Direct from sigma 6 up,
             // 2.1-3.6x slower below (spacing 1: a grid of every texel). 8-bit RGBA and BGRA from
             // radius 25 only (blurDecimatedMinRadius), R8 from spacing 3 (blurDecimatedMinStep):
-            // below, the exact TwoPass method is faster.
-            const bool fp32 = m_info.format == VK_FORMAT_R32_SFLOAT || m_info.format == VK_FORMAT_R32G32B32A32_SFLOAT;
-            const std::uint32_t minStep = detail::blurDecimatedMinStep(fmt);
-            const bool coarse = detail::blurGridStep(info.sigmaX, p.radius[0]) >= minStep &&
-                                detail::blurGridStep(info.sigmaY, p.radius[1]) >= minStep;
-            p.decimated = maxRadius > kMaxRadius ||
-                          (withScratch && coarse && !fp32 && maxRadius >= detail::blurDecimatedMinRadius(fmt));
+            // below, the exact TwoPass method is faster (blurAutoDecimates: the whole rule).
+            const bool faster = detail::blurAutoDecimates(fmt, detail::blurGridStep(info.sigmaX, p.radius[0]),
+                                                          detail::blurGridStep(info.sigmaY, p.radius[1]), maxRadius);
+            p.decimated = maxRadius > kMaxRadius || (withScratch && faster);
             autoDecimated = p.decimated && maxRadius <= kMaxRadius;
         }
         break;
