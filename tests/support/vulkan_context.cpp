@@ -5,7 +5,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <mutex>
+
+#include <unistd.h>
 
 namespace vkfx_test {
 namespace {
@@ -48,6 +52,36 @@ VKAPI_ATTR VkBool32 VKAPI_CALL debugCallback(VkDebugUtilsMessageSeverityFlagBits
 bool envFlag(const char *name) {
     const char *v = std::getenv(name);
     return v && std::strcmp(v, "1") == 0;
+}
+
+// The running executable's file name ("vkfx_test" where it cannot be read).
+std::string executableName() {
+    char buf[4096];
+    const ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+    if (n <= 0)
+        return "vkfx_test";
+    const std::string path(buf, static_cast<std::size_t>(n));
+    return path.substr(path.find_last_of('/') + 1);
+}
+
+// The bytes of `path`, empty where it cannot be read.
+std::vector<char> readFile(const std::string &path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::vector<char>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// Whether `data` begins with a pipeline cache header (version one) of this device.
+bool pipelineCacheFits(const std::vector<char> &data, const VkPhysicalDeviceProperties &p) {
+    struct Header {
+        std::uint32_t size, version, vendorID, deviceID;
+        std::uint8_t uuid[VK_UUID_SIZE];
+    } h;
+    if (data.size() < sizeof(h))
+        return false;
+    std::memcpy(&h, data.data(), sizeof(h));
+    return h.size >= sizeof(h) && h.version == VK_PIPELINE_CACHE_HEADER_VERSION_ONE &&
+           h.vendorID == p.vendorID && h.deviceID == p.deviceID &&
+           std::memcmp(h.uuid, p.pipelineCacheUUID, VK_UUID_SIZE) == 0;
 }
 
 std::string lower(std::string s) {
@@ -386,7 +420,26 @@ bool Context::init(std::string *error) {
         return fail("vkCreateDevice failed (" + std::to_string(r) + ")");
     vkGetDeviceQueue(device, family, 0, &queue);
 
+    std::size_t cacheBytesLoaded = 0;
+    if (const char *dir = std::getenv("VKFX_TEST_PIPELINE_CACHE_DIR"); dir && *dir) {
+        char id[32];
+        std::snprintf(id, sizeof(id), "-%04x-%04x.cache", properties.vendorID, properties.deviceID);
+        pipelineCachePath = std::string(dir) + "/" + executableName() + id;
+        std::vector<char> data = readFile(pipelineCachePath);
+        if (!pipelineCacheFits(data, properties))
+            data.clear(); // another device or driver: start empty
+        VkPipelineCacheCreateInfo cacheInfo{};
+        cacheInfo.sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO;
+        cacheInfo.initialDataSize = data.size();
+        cacheInfo.pInitialData = data.empty() ? nullptr : data.data();
+        r = vkCreatePipelineCache(device, &cacheInfo, nullptr, &pipelineCache);
+        if (r != VK_SUCCESS)
+            return fail("vkCreatePipelineCache failed (" + std::to_string(r) + ")");
+        cacheBytesLoaded = data.size();
+    }
+
     vkfx::DeviceCreateInfo vkfxInfo;
+    vkfxInfo.pipelineCache = pipelineCache;
     vkfxInfo.instance = instance;
     vkfxInfo.physicalDevice = physicalDevice;
     vkfxInfo.device = device;
@@ -411,6 +464,10 @@ bool Context::init(std::string *error) {
         driverVersionText(properties).c_str(), versionText(properties.apiVersion).c_str(),
         subgroupSize,
         validation ? (validationFeatures ? "on (with synchronization validation)" : "on") : "OFF");
+    if (pipelineCache) {
+        std::printf("vkfx_test: pipeline cache %s (%zu bytes loaded)\n", pipelineCachePath.c_str(),
+                    cacheBytesLoaded);
+    }
     std::fflush(stdout);
     return true;
 }
@@ -425,6 +482,28 @@ void Context::shutdown() {
         fn();
     }
     vkfx = vkfx::Device{};
+    if (pipelineCache) {
+        // Written to a temporary file of this process and renamed: a reader never sees a partial
+        // cache, and processes saving at once do not write into one file.
+        std::size_t size = 0;
+        std::vector<char> data;
+        if (vkGetPipelineCacheData(device, pipelineCache, &size, nullptr) == VK_SUCCESS) {
+            data.resize(size);
+            if (vkGetPipelineCacheData(device, pipelineCache, &size, data.data()) != VK_SUCCESS)
+                data.clear();
+            data.resize(std::min(size, data.size()));
+        }
+        const std::string tmp = pipelineCachePath + "." + std::to_string(getpid()) + ".tmp";
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        out.write(data.data(), static_cast<std::streamsize>(data.size()));
+        out.close();
+        if (!data.empty() && out)
+            std::rename(tmp.c_str(), pipelineCachePath.c_str());
+        else
+            std::remove(tmp.c_str());
+        vkDestroyPipelineCache(device, pipelineCache, nullptr);
+    }
+    pipelineCache = VK_NULL_HANDLE;
     if (commandPool)
         vkDestroyCommandPool(device, commandPool, nullptr);
     commandPool = VK_NULL_HANDLE;

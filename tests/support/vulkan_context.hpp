@@ -44,6 +44,11 @@ struct Context {
     bool validation = false;         // the validation layer is on
     bool writeWithoutFormat = false; // shaderStorageImageWriteWithoutFormat enabled
     std::vector<std::string> enabledDeviceExtensions;
+    // With VKFX_TEST_PIPELINE_CACHE_DIR set: the pipeline cache every vkfx pipeline is created
+    // through, loaded from and saved back to pipelineCachePath (a file per test executable and
+    // device in that folder), so that a later run on the same device and driver skips compiling.
+    VkPipelineCache pipelineCache = VK_NULL_HANDLE;
+    std::string pipelineCachePath;
 
     vkfx::Device vkfx; // created from the handles above
 
