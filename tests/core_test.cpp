@@ -364,6 +364,23 @@ TEST(Formats, PackedUnsignedFloatsDecodeAndEncodeExactly) {
               (15u << 5) | 2u); // tie -> even
 }
 
+TEST(Formats, A2B10G10R10StoresRedInTheLowBitsAndAlphaInTheTopTwo) {
+    const auto &f = formatInfo(VK_FORMAT_A2B10G10R10_UNORM_PACK32);
+    std::uint8_t texel[4] = {};
+    const double rgba[4] = {1.0, 0.5, 0.0, 1.0 / 3.0};
+    vkfx_test::encodeTexel(f, rgba, texel);
+    std::uint32_t word;
+    std::memcpy(&word, texel, 4);
+    EXPECT_EQ(word & 0x3FFu, 1023u);        // R: 10 bits at 0
+    EXPECT_EQ((word >> 10) & 0x3FFu, 512u); // G: 511.5 rounds up
+    EXPECT_EQ((word >> 20) & 0x3FFu, 0u);   // B: 10 bits at 20
+    EXPECT_EQ(word >> 30, 1u);              // A: 2 bits at 30, 1/3 is code 1 of 3
+    EXPECT_EQ(vkfx_test::decode(f, texel, 0), 1.0);
+    EXPECT_EQ(vkfx_test::decode(f, texel, 1), 512.0 / 1023.0);
+    EXPECT_EQ(vkfx_test::decode(f, texel, 3), 1.0 / 3.0);
+    EXPECT_NEAR(vkfx_test::errorInUlps(f, 3, 1, 0.5), 0.5, 1e-12); // alpha's unit is 1/3
+}
+
 TEST(Formats, SrgbUsesTheExactTransferFunctionAndRoundTrips) {
     const auto &f = formatInfo(VK_FORMAT_R8G8B8A8_SRGB);
     EXPECT_EQ(vkfx_test::decodeCode(f, 0, 0), 0.0);

@@ -183,8 +183,8 @@ const char *patternName(Pattern p) {
     return "?";
 }
 
-// RoundingTies (fp16, RG16F, B10G11R11; 12x2): 2x2 footprints whose exact means lie between two
-// values of the format, the unit u of its mantissa at 1.0 (2^-10; 2^-6, 2^-6, 2^-5 for
+// RoundingTies (fp16, RG16F, R16F, B10G11R11; 12x2): 2x2 footprints whose exact means lie between
+// two values of the format, the unit u of its mantissa at 1.0 (2^-10; 2^-6, 2^-6, 2^-5 for
 // B10G11R11): 1 + 0.75u, 1 + 0.5u (a tie), 1 + 1.5u (a tie), 1 + 0.25u, 0.75 of the smallest
 // denormal, and -1 - 0.75u (signed formats; else 1 + 0.75u again). kRoundingTiesLevel1 holds the
 // level-1 values rounded to nearest, ties to even, in the same units; truncation gives 1, 1, 1 + u,
@@ -1019,7 +1019,8 @@ INSTANTIATE_TEST_SUITE_P(
     , DownsampleSamplerFilter,
     ::testing::Combine(::testing::Values(VK_FORMAT_R8G8B8A8_SRGB, VK_FORMAT_B8G8R8A8_SRGB,
                                          VK_FORMAT_R16G16B16A16_SFLOAT, VK_FORMAT_R16G16_SFLOAT,
-                                         VK_FORMAT_R8G8B8A8_UNORM),
+                                         VK_FORMAT_R8G8B8A8_UNORM, VK_FORMAT_R8G8_UNORM,
+                                         VK_FORMAT_A2B10G10R10_UNORM_PACK32),
                        ::testing::Values(VkExtent2D{255, 257}, VkExtent2D{2200, 1100})),
     [](const ::testing::TestParamInfo<FilterParam> &p) {
         return formatName(std::get<0>(p.param)) + "_" + extentName(std::get<1>(p.param));
@@ -1077,7 +1078,7 @@ std::vector<FormatParam> formatCases() {
         const VkFormat format = formats[f];
         for (Reduction r :
              {Reduction::Average, Reduction::Min, Reduction::Max, Reduction::MinMax}) {
-            const bool minHere = ((f ^ (f >> 1)) & 1u) == 0; // f = 0, 3, 4, 7, 8
+            const bool minHere = ((f ^ (f >> 1)) & 1u) == 0; // f = 0, 3, 4, 7, 8, 11, 12
             if ((r == Reduction::Min && !minHere) || (r == Reduction::Max && minHere))
                 continue;
             for (VkExtent2D e : {VkExtent2D{7, 5}, VkExtent2D{63, 65}, VkExtent2D{255, 257},
@@ -1138,7 +1139,7 @@ INSTANTIATE_TEST_SUITE_P(
 // level 1 of RoundingTies equals the correctly rounded means exactly, not only within 1 ulp.
 TEST_F(DownsampleTest, FloatLevelsRoundToNearestTiesToEven) {
     for (VkFormat format : {VK_FORMAT_R16G16B16A16_SFLOAT, VK_FORMAT_R16G16_SFLOAT,
-                            VK_FORMAT_B10G11R11_UFLOAT_PACK32}) {
+                            VK_FORMAT_R16_SFLOAT, VK_FORMAT_B10G11R11_UFLOAT_PACK32}) {
         Case c;
         c.format = format;
         c.extent = {12, 2};
@@ -1316,6 +1317,26 @@ TEST(DownsampleHelpers, ReadModeWhereTheFlagsSay) {
     EXPECT_EQ(downsampleReadMode(0, Reduction::Average, rgba8, 4, false, false, true, true), kDownsampleReadBilinear);
     EXPECT_EQ(downsampleReadMode(0, Reduction::Average, rgba8, 4, false, false, false, true), kDownsampleReadFetch);
     EXPECT_EQ(downsampleReadMode(0, Reduction::Average, r32, 1, false, false, true, true), kDownsampleReadGather);
+    // On NVIDIA, bilinear only for the formats whose filter was measured finer than the format:
+    // B10G11R11 and RGBA32F as RGBA8, not RG8 nor A2B10G10R10 (unmeasured); R16F and R8 gather.
+    EXPECT_EQ(downsampleReadMode(0, Reduction::Average, VK_FORMAT_B10G11R11_UFLOAT_PACK32, 3, false,
+                                 false, true, true),
+              kDownsampleReadBilinear);
+    EXPECT_EQ(downsampleReadMode(0, Reduction::Average, VK_FORMAT_R32G32B32A32_SFLOAT, 4, false,
+                                 false, true, true),
+              kDownsampleReadBilinear);
+    EXPECT_EQ(downsampleReadMode(0, Reduction::Average, VK_FORMAT_R8G8_UNORM, 2, false, false, true,
+                                 true),
+              kDownsampleReadFetch);
+    EXPECT_EQ(downsampleReadMode(0, Reduction::Average, VK_FORMAT_A2B10G10R10_UNORM_PACK32, 4,
+                                 false, false, true, true),
+              kDownsampleReadFetch);
+    EXPECT_EQ(downsampleReadMode(0, Reduction::Average, VK_FORMAT_R16_SFLOAT, 1, false, false, true,
+                                 true),
+              kDownsampleReadGather);
+    EXPECT_EQ(
+        downsampleReadMode(0, Reduction::Average, VK_FORMAT_R8_UNORM, 1, false, false, true, true),
+        kDownsampleReadGather);
     EXPECT_EQ(downsampleReadMode(fetch, Reduction::Average, rgba8, 4, false, false, true, true), kDownsampleReadFetch);
     EXPECT_EQ(downsampleReadMode(fetch, Reduction::Min, r32, 1, false, true, true, true), kDownsampleReadFetch);
     // The flag: bilinear for sRGB, RGBA16F, RG16F and 8-bit UNORM off NVIDIA ...
@@ -1323,6 +1344,9 @@ TEST(DownsampleHelpers, ReadModeWhereTheFlagsSay) {
     EXPECT_EQ(downsampleReadMode(filter, Reduction::Average, half4, 4, false, false, false, true), kDownsampleReadBilinear);
     EXPECT_EQ(downsampleReadMode(filter, Reduction::Average, half2, 2, false, false, true, true), kDownsampleReadBilinear);
     EXPECT_EQ(downsampleReadMode(filter, Reduction::Average, rgba8, 4, false, false, false, true), kDownsampleReadBilinear);
+    EXPECT_EQ(downsampleReadMode(filter, Reduction::Average, VK_FORMAT_A2B10G10R10_UNORM_PACK32, 4,
+                                 false, false, true, true),
+              kDownsampleReadBilinear);
     // ... but not where the format does not filter, for Min / Max, one channel or depth.
     EXPECT_EQ(downsampleReadMode(filter, Reduction::Average, half4, 4, false, false, true, false), kDownsampleReadGather);
     EXPECT_EQ(downsampleReadMode(filter, Reduction::Min, srgb, 4, true, false, true, true), kDownsampleReadFetch);

@@ -15,7 +15,8 @@
 //   - shaderStorageImageWriteWithoutFormat, only to write B8G8R8A8 formats (GLSL has no format
 //     qualifier for them);
 //   - shaderStorageImageExtendedFormats, only to write R16_UNORM, R16G16_SFLOAT,
-//     B10G11R11_UFLOAT_PACK32 (downsample) and R8_UNORM (blur).
+//     B10G11R11_UFLOAT_PACK32, R8G8_UNORM, R16_SFLOAT, A2B10G10R10_UNORM_PACK32 (downsample) and
+//     R8_UNORM (downsample, blur).
 // vkfx checks that the physical device supports these; it cannot see whether you enabled them
 // (the validation layer will say so if you did not).
 //

@@ -52,12 +52,14 @@
 //
 // Formats (format / what is written through):
 //   R8G8B8A8_UNORM, B8G8R8A8_UNORM, R16G16B16A16_SFLOAT, R16G16_SFLOAT, R32_SFLOAT,
-//   R32G32B32A32_SFLOAT, B10G11R11_UFLOAT_PACK32, R16_UNORM: the format itself;
+//   R32G32B32A32_SFLOAT, B10G11R11_UFLOAT_PACK32, R16_UNORM, R8_UNORM, R8G8_UNORM, R16_SFLOAT,
+//   A2B10G10R10_UNORM_PACK32: the format itself;
 //   R8G8B8A8_SRGB, B8G8R8A8_SRGB: sRGB formats cannot be storage images, so vkfx reads through an
 //   sRGB view (hardware decode) and writes through a UNORM view (it encodes): create the image
 //   with VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT | VK_IMAGE_CREATE_EXTENDED_USAGE_BIT.
 //   B8G8R8A8 formats need the shaderStorageImageWriteWithoutFormat feature; R16_UNORM,
-//   R16G16_SFLOAT and B10G11R11_UFLOAT_PACK32 need shaderStorageImageExtendedFormats.
+//   R16G16_SFLOAT, B10G11R11_UFLOAT_PACK32, R8_UNORM, R8G8_UNORM, R16_SFLOAT and
+//   A2B10G10R10_UNORM_PACK32 need shaderStorageImageExtendedFormats.
 #pragma once
 
 #include <vkfx/core.hpp>
@@ -101,18 +103,19 @@ enum DownsamplerFlagBits : std::uint32_t {
     // testing, or for drivers whose subgroup support you distrust).
     DownsamplerFlagSharedMemoryOnly = 1u << 0,
     // Read level 0 with four texelFetch per 2x2 footprint, never through the sampler. Without it,
-    // one-channel formats (R32F, R16, depth) and RGBA16F gather each footprint with one
+    // one-channel formats (R32F, R16, R16F, R8, depth) and RGBA16F gather each footprint with one
     // textureGather per channel (exact everywhere; RGBA16F images created with MUTABLE_FORMAT
     // with two, of an R32G32_UINT view: DownsampleTargetCreateInfo::viewFormats), and Average
-    // chains of 8-bit UNORM (not sRGB), B10G11R11 and RGBA32F take one bilinear sample per
-    // footprint on NVIDIA GPUs (vendor ID 0x10DE) where the format supports linear filtering,
-    // their filter being finer than those formats (measured on an H200); everything else reads
-    // with texelFetch.
+    // chains of RGBA / BGRA 8-bit UNORM (not sRGB), B10G11R11 and RGBA32F take one bilinear
+    // sample per footprint on NVIDIA GPUs (vendor ID 0x10DE) where the format supports linear
+    // filtering, their filter being finer than those formats (measured on an H200); everything
+    // else reads with texelFetch.
     DownsamplerFlagTexelFetch = 1u << 1,
     // Average chains of more than one channel: read each 2x2 footprint of level 0 with one bilinear
     // sample on every device, wherever the format supports linear filtering: sRGB (decoded by the
-    // sampler), RGBA16F and RG16F too, whose exact reads take four texelFetch or a gather per
-    // channel, and off NVIDIA 8-bit UNORM, B10G11R11 and RGBA32F (the 3-wide footprints of odd
+    // sampler), RGBA16F, RG16F, R8G8_UNORM and A2B10G10R10 too, whose exact reads take four
+    // texelFetch or a gather per channel, and off NVIDIA RGBA / BGRA 8-bit UNORM, B10G11R11 and
+    // RGBA32F (the 3-wide footprints of odd
     // edges stay exact; on CPU drivers, every footprint under the last level-2 texels of an odd
     // edge). A blit chain filters the same way. Faster for those formats, but not
     // exact: the filtered value replaces the exact mean of each such footprint in level 1, as
@@ -337,8 +340,8 @@ public:
     // VK_ERROR_FORMAT_NOT_SUPPORTED (format not in the list above, or the device cannot sample /
     // store it; a depthFormat other than D32_SFLOAT / D16_UNORM, or a depth pyramid whose format is
     // not R32_SFLOAT), VK_ERROR_FEATURE_NOT_PRESENT (B8G8R8A8 without
-    // shaderStorageImageWriteWithoutFormat; R16_UNORM, R16G16_SFLOAT, B10G11R11_UFLOAT_PACK32
-    // without shaderStorageImageExtendedFormats), VK_ERROR_VALIDATION_FAILED_EXT (null output,
+    // shaderStorageImageWriteWithoutFormat; the formats above that need
+    // shaderStorageImageExtendedFormats without it), VK_ERROR_VALIDATION_FAILED_EXT (null output,
     // device not created, unknown reduction or depthLevelZero, unknown flags,
     // DownsamplerFlagTexelFetch with
     // DownsamplerFlagSamplerFilter), VK_ERROR_OUT_OF_DEVICE_MEMORY (no host-visible memory type for

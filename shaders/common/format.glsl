@@ -7,7 +7,7 @@
 //                      floats are stored by rounding toward zero on common GPUs); the identity
 //                      for the others, which the hardware converts exactly or to nearest.
 // bgra8 has no GLSL format qualifier: it is written without one, which needs the device feature
-// shaderStorageImageWriteWithoutFormat. r16, r8, rg16f and r11g11b10f need
+// shaderStorageImageWriteWithoutFormat. r16, r8, rg8, r16f, rg16f, rgb10a2 and r11g11b10f need
 // shaderStorageImageExtendedFormats.
 #ifndef VKFX_COMMON_FORMAT_GLSL
 #define VKFX_COMMON_FORMAT_GLSL
@@ -47,6 +47,19 @@
 #elif defined(VKFX_FMT_r8)
 #define VKFX_CHANNELS 1
 #define VKFX_DST_LAYOUT(b) layout(set = 0, binding = b, r8)
+#define VKFX_ROUND(v) (v)
+#elif defined(VKFX_FMT_rg8)
+#define VKFX_CHANNELS 2
+#define VKFX_DST_LAYOUT(b) layout(set = 0, binding = b, rg8)
+#define VKFX_ROUND(v) (v)
+#elif defined(VKFX_FMT_r16f)
+#define VKFX_CHANNELS 1
+#define VKFX_DST_LAYOUT(b) layout(set = 0, binding = b, r16f)
+#define VKFX_ROUND(v) roundToMantissa((v), ivec4(10))
+#elif defined(VKFX_FMT_rgb10a2)
+// VK_FORMAT_A2B10G10R10_UNORM_PACK32: R in bits 0..9, G 10..19, B 20..29, A 30..31.
+#define VKFX_CHANNELS 4
+#define VKFX_DST_LAYOUT(b) layout(set = 0, binding = b, rgb10_a2)
 #define VKFX_ROUND(v) (v)
 #else
 #error "define one VKFX_FMT_<name>"

@@ -55,6 +55,11 @@ const std::vector<FormatInfo> &table() {
               {}}),
         make(VK_FORMAT_R16_UNORM, "R16_UNORM", 2, 1, {unorm(16, 0), {}, {}, {}}),
         make(VK_FORMAT_R8_UNORM, "R8_UNORM", 1, 1, {unorm(8, 0), {}, {}, {}}),
+        make(VK_FORMAT_R8G8_UNORM, "R8G8_UNORM", 2, 2, {unorm(8, 0), unorm(8, 8), {}, {}}),
+        make(VK_FORMAT_R16_SFLOAT, "R16_SFLOAT", 2, 1, {f16(0), {}, {}, {}}),
+        // PACK32: R in bits 0..9, G in 10..19, B in 20..29, A in 30..31.
+        make(VK_FORMAT_A2B10G10R10_UNORM_PACK32, "A2B10G10R10_UNORM_PACK32", 4, 4,
+             {unorm(10, 0), unorm(10, 10), unorm(10, 20), unorm(2, 30)}),
         make(VK_FORMAT_D32_SFLOAT, "D32_SFLOAT", 4, 1, {f32(0), {}, {}, {}}, true),
         make(VK_FORMAT_D16_UNORM, "D16_UNORM", 2, 1, {unorm(16, 0), {}, {}, {}}, true),
     };
@@ -144,10 +149,20 @@ double unormMax(const ChannelLayout &ch) {
 
 const std::vector<VkFormat> &downsampleFormats() {
     static const std::vector<VkFormat> formats = {
-        VK_FORMAT_R8G8B8A8_UNORM, VK_FORMAT_R8G8B8A8_SRGB,       VK_FORMAT_B8G8R8A8_UNORM,
-        VK_FORMAT_B8G8R8A8_SRGB,  VK_FORMAT_R16G16B16A16_SFLOAT, VK_FORMAT_R16G16_SFLOAT,
-        VK_FORMAT_R32_SFLOAT,     VK_FORMAT_R32G32B32A32_SFLOAT, VK_FORMAT_B10G11R11_UFLOAT_PACK32,
+        VK_FORMAT_R8G8B8A8_UNORM,
+        VK_FORMAT_R8G8B8A8_SRGB,
+        VK_FORMAT_B8G8R8A8_UNORM,
+        VK_FORMAT_B8G8R8A8_SRGB,
+        VK_FORMAT_R16G16B16A16_SFLOAT,
+        VK_FORMAT_R16G16_SFLOAT,
+        VK_FORMAT_R32_SFLOAT,
+        VK_FORMAT_R32G32B32A32_SFLOAT,
+        VK_FORMAT_B10G11R11_UFLOAT_PACK32,
         VK_FORMAT_R16_UNORM,
+        VK_FORMAT_R8_UNORM,
+        VK_FORMAT_R8G8_UNORM,
+        VK_FORMAT_R16_SFLOAT,
+        VK_FORMAT_A2B10G10R10_UNORM_PACK32,
     };
     return formats;
 }

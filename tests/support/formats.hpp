@@ -34,7 +34,8 @@ struct FormatInfo {
     VkFormat format = VK_FORMAT_UNDEFINED;
     const char *name = "";
     std::uint32_t bytesPerTexel = 0;
-    // Logical channels in RGBA order (R, G, B, A; fewer for R16G16, R32, B10G11R11, R16, depth).
+    // Logical channels in RGBA order (R, G, B, A; fewer for R16G16, R8G8, R32, B10G11R11, R16, R8,
+    // depth).
     std::uint32_t channels = 0;
     std::array<ChannelLayout, 4> channel{};
     bool depth = false;

@@ -39,6 +39,8 @@ std::size_t texelBytes(VkFormat format) {
     case VK_FORMAT_R16G16B16A16_SFLOAT:
         return 8;
     case VK_FORMAT_R16_UNORM:
+    case VK_FORMAT_R16_SFLOAT:
+    case VK_FORMAT_R8G8_UNORM:
     case VK_FORMAT_D16_UNORM:
         return 2;
     case VK_FORMAT_R8G8B8_UNORM:

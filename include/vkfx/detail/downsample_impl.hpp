@@ -46,6 +46,11 @@ inline const DownsampleFormat* findDownsampleFormat(VkFormat format)
         {VK_FORMAT_B10G11R11_UFLOAT_PACK32, VK_FORMAT_B10G11R11_UFLOAT_PACK32, 3, false, false, true,
          VKFX_DS_BLOBS(r11g11b10f)},
         {VK_FORMAT_R16_UNORM, VK_FORMAT_R16_UNORM, 1, false, false, true, VKFX_DS_BLOBS(r16)},
+        {VK_FORMAT_R8_UNORM, VK_FORMAT_R8_UNORM, 1, false, false, true, VKFX_DS_BLOBS(r8)},
+        {VK_FORMAT_R8G8_UNORM, VK_FORMAT_R8G8_UNORM, 2, false, false, true, VKFX_DS_BLOBS(rg8)},
+        {VK_FORMAT_R16_SFLOAT, VK_FORMAT_R16_SFLOAT, 1, false, false, true, VKFX_DS_BLOBS(r16f)},
+        {VK_FORMAT_A2B10G10R10_UNORM_PACK32, VK_FORMAT_A2B10G10R10_UNORM_PACK32, 4, false, false,
+         true, VKFX_DS_BLOBS(rgb10a2)},
     };
     for (const DownsampleFormat& f : table) {
         if (f.format == format) return &f;
@@ -97,17 +102,34 @@ enum DownsampleRead : std::uint32_t {
     kDownsampleReadGather = 2,   // one textureGather per channel of each footprint
 };
 
+// The multi-channel formats whose bilinear filter on NVIDIA GPUs is finer than the format, so that
+// one sample per 2x2 footprint keeps an Average chain within 1 ulp of the exact one: measured on
+// an H200 for 8-bit UNORM RGBA / BGRA (within 0.5 code of the exact mean), B10G11R11 and RGBA32F.
+// Not RGBA16F nor RG16F (NVIDIA filters fp16 to fp16 precision, so fp16 chains drift past 1 ulp
+// from level 2 on), nor R8G8_UNORM and A2B10G10R10_UNORM_PACK32, whose filter has not been
+// measured: they fetch.
+inline bool downsampleNvidiaFilterIsFiner(VkFormat format)
+{
+    switch (format) {
+    case VK_FORMAT_R8G8B8A8_UNORM:
+    case VK_FORMAT_B8G8R8A8_UNORM:
+    case VK_FORMAT_B10G11R11_UFLOAT_PACK32:
+    case VK_FORMAT_R32G32B32A32_SFLOAT:
+        return true;
+    default:
+        return false;
+    }
+}
+
 // The read of a Downsampler (documented at DownsamplerFlagTexelFetch and
 // DownsamplerFlagSamplerFilter) for `format` of `channels` channels, an sRGB format or not, a depth
 // pyramid or not, on an NVIDIA GPU or not, where the format's optimal tiling supports linear
 // filtering (`filters`) or not. By default one-channel formats and RGBA16F gather each footprint,
 // one textureGather per channel (exact everywhere; RGBA16F on an H200: 4096^2 80 us against 92
-// with texelFetch, while sRGB8 and RG16F were slower gathered), and Average chains of 8-bit UNORM,
-// 11/10-bit float and fp32 formats take one bilinear sample per footprint on NVIDIA GPUs, whose
-// filter is finer than those formats (measured on an H200: 8-bit within 0.5 code of the exact
-// mean; lavapipe's 8-bit filter rounds to 8 bits, and NVIDIA filters fp16 to fp16 precision, so
-// fp16 chains drift past 1 ulp from level 2 on). DownsamplerFlagSamplerFilter takes the bilinear
-// sample for every Average chain of more than one channel that filters.
+// with texelFetch, while sRGB8 and RG16F were slower gathered), and Average chains of the formats
+// of downsampleNvidiaFilterIsFiner take one bilinear sample per footprint on NVIDIA GPUs
+// (lavapipe's 8-bit filter rounds to 8 bits); the others fetch. DownsamplerFlagSamplerFilter
+// takes the bilinear sample for every Average chain of more than one channel that filters.
 inline std::uint32_t downsampleReadMode(DownsamplerFlags flags, Reduction reduction, VkFormat format,
                                         std::uint32_t channels, bool srgb, bool depth, bool nvidia,
                                         bool filters)
@@ -119,7 +141,7 @@ inline std::uint32_t downsampleReadMode(DownsamplerFlags flags, Reduction reduct
         return kDownsampleReadFetch;
     if (channels == 1 || format == VK_FORMAT_R16G16B16A16_SFLOAT)
         return kDownsampleReadGather;
-    if (average && !srgb && format != VK_FORMAT_R16G16_SFLOAT && nvidia && filters)
+    if (average && !srgb && downsampleNvidiaFilterIsFiner(format) && nvidia && filters)
         return kDownsampleReadBilinear;
     return kDownsampleReadFetch;
 }
