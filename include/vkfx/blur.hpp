@@ -61,10 +61,14 @@
 // of blocks of rows, and makes the grid rows from those).
 //
 // Formats (source and destination alike): R8G8B8A8_UNORM, R8G8B8A8_SRGB, B8G8R8A8_UNORM,
-// B8G8R8A8_SRGB, R16G16B16A16_SFLOAT, R32_SFLOAT, R32G32B32A32_SFLOAT, R8_UNORM. sRGB formats
-// cannot be storage images: a destination of an sRGB format is written through a UNORM view
-// (create it with VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT | VK_IMAGE_CREATE_EXTENDED_USAGE_BIT).
-// B8G8R8A8 formats need shaderStorageImageWriteWithoutFormat; R8_UNORM needs
+// B8G8R8A8_SRGB, R16G16B16A16_SFLOAT, R32_SFLOAT, R32G32B32A32_SFLOAT, R8_UNORM,
+// B10G11R11_UFLOAT_PACK32. B10G11R11 is blurred as four fp32 channels (the sampler's alpha of 1
+// goes along, and the store drops it) in the 16-byte slots of RGBA16F, whose tile radii, tile
+// shapes and method rules it takes; what is said of RGBA16F below holds for it, but for the
+// Direct method's two tunings at radii up to 4. sRGB formats cannot be storage images: a
+// destination of an sRGB format is written through a UNORM view (create it with
+// VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT | VK_IMAGE_CREATE_EXTENDED_USAGE_BIT). B8G8R8A8 formats
+// need shaderStorageImageWriteWithoutFormat; R8_UNORM and B10G11R11_UFLOAT_PACK32 need
 // shaderStorageImageExtendedFormats.
 #pragma once
 
@@ -294,11 +298,11 @@ public:
     // that are not CPUs the two passes of its vertical blur's moments form). Errors:
     // VK_ERROR_FORMAT_NOT_SUPPORTED (format not in the list above, or the device cannot sample /
     // store it), VK_ERROR_FEATURE_NOT_PRESENT (B8G8R8A8 without
-    // shaderStorageImageWriteWithoutFormat, R8_UNORM without shaderStorageImageExtendedFormats,
-    // less than 16 KiB of compute shared memory), VK_ERROR_VALIDATION_FAILED_EXT (null output,
-    // device not created), or Vulkan's own; the reason is in lastError(). `*blurrer` is destroyed
-    // first. It allocates no memory besides the pipelines, layouts and sampler. `device` must
-    // outlive the Blurrer (it keeps a pointer).
+    // shaderStorageImageWriteWithoutFormat, R8_UNORM or B10G11R11_UFLOAT_PACK32 without
+    // shaderStorageImageExtendedFormats, less than 16 KiB of compute shared memory),
+    // VK_ERROR_VALIDATION_FAILED_EXT (null output, device not created), or Vulkan's own; the
+    // reason is in lastError(). `*blurrer` is destroyed first. It allocates no memory besides the
+    // pipelines, layouts and sampler. `device` must outlive the Blurrer (it keeps a pointer).
     static VkResult create(const Device& device, const BlurrerCreateInfo& info, Blurrer* blurrer);
 
     Blurrer() = default;

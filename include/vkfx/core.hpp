@@ -14,9 +14,9 @@
 //   - VK_KHR_push_descriptor (core in Vulkan 1.4): recording is allocation-free;
 //   - shaderStorageImageWriteWithoutFormat, only to write B8G8R8A8 formats (GLSL has no format
 //     qualifier for them);
-//   - shaderStorageImageExtendedFormats, only to write R16_UNORM, R16G16_SFLOAT,
-//     B10G11R11_UFLOAT_PACK32, R8G8_UNORM, R16_SFLOAT, A2B10G10R10_UNORM_PACK32 (downsample) and
-//     R8_UNORM (downsample, blur).
+//   - shaderStorageImageExtendedFormats, only to write R16_UNORM, R16G16_SFLOAT, R8G8_UNORM,
+//     R16_SFLOAT, A2B10G10R10_UNORM_PACK32 (downsample), B10G11R11_UFLOAT_PACK32 and R8_UNORM
+//     (downsample, blur).
 // vkfx checks that the physical device supports these; it cannot see whether you enabled them
 // (the validation layer will say so if you did not).
 //

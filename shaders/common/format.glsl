@@ -37,7 +37,13 @@
 #define VKFX_DST_LAYOUT(b) layout(set = 0, binding = b, rgba32f)
 #define VKFX_ROUND(v) (v)
 #elif defined(VKFX_FMT_r11g11b10f)
+// VKFX_FOUR_CHANNELS (the blur's variants): carried as four channels (the sampler's alpha of 1,
+// which the store drops), so that the kernels keep RGBA16F's 16-byte slots and layouts.
+#if defined(VKFX_FOUR_CHANNELS) && VKFX_FOUR_CHANNELS
+#define VKFX_CHANNELS 4
+#else
 #define VKFX_CHANNELS 3
+#endif
 #define VKFX_DST_LAYOUT(b) layout(set = 0, binding = b, r11f_g11f_b10f)
 #define VKFX_ROUND(v) roundToMantissa((v), ivec4(6, 6, 5, 0))
 #elif defined(VKFX_FMT_r16)

@@ -169,9 +169,11 @@ const std::vector<VkFormat> &downsampleFormats() {
 
 const std::vector<VkFormat> &blurFormats() {
     static const std::vector<VkFormat> formats = {
-        VK_FORMAT_R8G8B8A8_UNORM,      VK_FORMAT_R8G8B8A8_SRGB, VK_FORMAT_B8G8R8A8_UNORM,
-        VK_FORMAT_B8G8R8A8_SRGB,       VK_FORMAT_R16G16B16A16_SFLOAT, VK_FORMAT_R32_SFLOAT,
-        VK_FORMAT_R32G32B32A32_SFLOAT, VK_FORMAT_R8_UNORM,
+        VK_FORMAT_R8G8B8A8_UNORM,          VK_FORMAT_R8G8B8A8_SRGB,
+        VK_FORMAT_B8G8R8A8_UNORM,          VK_FORMAT_B8G8R8A8_SRGB,
+        VK_FORMAT_R16G16B16A16_SFLOAT,     VK_FORMAT_R32_SFLOAT,
+        VK_FORMAT_R32G32B32A32_SFLOAT,     VK_FORMAT_R8_UNORM,
+        VK_FORMAT_B10G11R11_UFLOAT_PACK32,
     };
     return formats;
 }

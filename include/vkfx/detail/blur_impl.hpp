@@ -58,6 +58,10 @@ inline const BlurFormat* findBlurFormat(VkFormat format)
         {VK_FORMAT_R32G32B32A32_SFLOAT, VK_FORMAT_R32G32B32A32_SFLOAT, 4, 16, false, false, false,
          VKFX_BLUR_BLOB(rgba32f)},
         {VK_FORMAT_R8_UNORM, VK_FORMAT_R8_UNORM, 1, 4, false, false, true, VKFX_BLUR_BLOB(r8)},
+        // Blurred as four fp32 channels (the sampler's alpha of 1 goes along and the store drops
+        // it): RGBA16F's slots, layouts and rules.
+        {VK_FORMAT_B10G11R11_UFLOAT_PACK32, VK_FORMAT_B10G11R11_UFLOAT_PACK32, 4, 16, false, false,
+         true, VKFX_BLUR_BLOB(r11g11b10f)},
     };
     for (const BlurFormat& f : table) {
         if (f.format == format) return &f;
