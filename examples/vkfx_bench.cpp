@@ -58,8 +58,9 @@
 // DepthLevelZero::Copy; chain: one copy dispatch first; the bytes count level 0 written too).
 // Level 0 holds hash noise (a constant image could be stored compressed). The layout transitions
 // an engine does before and after generating the chain are outside the timed region for every
-// method; the barriers between levels are inside it. --sizes 1917x1079,4096x4096: every format's
-// rows at those sizes instead of the table's.
+// method; the barriers between levels are inside it. R8_UNORM, R8G8_UNORM, R16_SFLOAT and
+// A2B10G10R10_UNORM rows (average) come at 1920x1080 and 4096x4096 only. --sizes
+// 1917x1079,4096x4096: every format's rows at those sizes instead of the table's.
 //
 // Timing. Each workload is recorded `warmup + reps` times into one command buffer, each repetition
 // between two vkCmdWriteTimestamp(BOTTOM_OF_PIPE): the first is written once everything before it
@@ -369,7 +370,8 @@ Options parseOptions(int argc, char **argv) {
 
 // --- cases ---------------------------------------------------------------------------------------
 
-enum class Fill { Rgba8, Rgba16f, R32f, B10g11r11, Rgba32f, R8 };
+enum class Fill { Rgba8, Rgba16f, R32f, B10g11r11, Rgba32f, R8, Rg8, R16f, Rgb10a2 };
+constexpr int kFills = 9;
 
 struct Format {
     VkFormat format;
@@ -391,6 +393,10 @@ const Format kRgba32f{VK_FORMAT_R32G32B32A32_SFLOAT, "R32G32B32A32_SFLOAT",
 const Format kR8{VK_FORMAT_R8_UNORM, "R8_UNORM", VK_FORMAT_R8_UNORM, 1, Fill::R8};
 const Format kB10g11r11{VK_FORMAT_B10G11R11_UFLOAT_PACK32, "B10G11R11_UFLOAT",
                         VK_FORMAT_B10G11R11_UFLOAT_PACK32, 4, Fill::B10g11r11};
+const Format kRg8{VK_FORMAT_R8G8_UNORM, "R8G8_UNORM", VK_FORMAT_R8G8_UNORM, 2, Fill::Rg8};
+const Format kR16f{VK_FORMAT_R16_SFLOAT, "R16_SFLOAT", VK_FORMAT_R16_SFLOAT, 2, Fill::R16f};
+const Format kRgb10a2{VK_FORMAT_A2B10G10R10_UNORM_PACK32, "A2B10G10R10_UNORM",
+                      VK_FORMAT_A2B10G10R10_UNORM_PACK32, 4, Fill::Rgb10a2};
 // Depth pyramids: a D32_SFLOAT depth image read into an R32_SFLOAT pyramid (`storage`) whose level
 // 0 is a copy of the depth (DepthLevelZero::Copy); noise in [0, 1] as R32F fills it.
 const Format kD32{VK_FORMAT_D32_SFLOAT, "D32_SFLOAT", VK_FORMAT_R32_SFLOAT, 4, Fill::R32f};
@@ -435,6 +441,14 @@ std::vector<Case> allCases(const std::vector<VkExtent2D> &asked) {
     for (const auto &[format, reduction] : groups) {
         for (const Size &s : sizes)
             add(format, reduction, s.w, s.h, 1, s.quick);
+    }
+    // Formats beyond the table: at 1920x1080 and 4096^2 only, or at the sizes asked for.
+    for (const Format &format : {kR8, kRg8, kR16f, kRgb10a2}) {
+        for (const Size &s : sizes) {
+            if (asked.empty() && !(s.w == 1920 && s.h == 1080) && !(s.w == 4096 && s.h == 4096))
+                continue;
+            add(format, vkfx::Reduction::Average, s.w, s.h, 1, s.quick);
+        }
     }
     if (!asked.empty())
         return cases;
@@ -711,12 +725,12 @@ class Runner {
     Options m_options;
     Kernel m_copy;
     Kernel m_stream;
-    Kernel m_fill[6]; // indexed by Fill
+    Kernel m_fill[kFills]; // indexed by Fill
     Kernel m_keys;
     Kernel m_chainRgba8, m_chainSrgb8, m_chainRgba16f, m_chainR32fAvg, m_chainR32fMin;
     Kernel
         m_chainDepthCopy; // a depth image's level 0 into an R32F pyramid's, before m_chainR32fMin
-    Kernel m_chainB10g11r11;
+    Kernel m_chainB10g11r11, m_chainR8, m_chainRg8, m_chainR16f, m_chainRgb10a2;
     Kernel m_blur2[5][2];  // blur2.comp: [RGBA8, RGBA16F, R32F, RGBA32F, R8][horizontal, vertical]
     Kernel m_imageCopy[5]; // image_copy.comp: RGBA8, RGBA16F, R32F, RGBA32F, R8
     Kernel m_fma;
@@ -751,6 +765,9 @@ Runner::Runner(Gpu &gpu, const Options &options) : m_gpu(gpu), m_options(options
     m_fill[3] = kernel(spirvCode(bench_fill_b10g11r11), {kStorage}, 12, "fill");
     m_fill[4] = kernel(spirvCode(bench_fill_rgba32f), {kStorage}, 12, "fill");
     m_fill[5] = kernel(spirvCode(bench_fill_r8), {kStorage}, 12, "fill");
+    m_fill[6] = kernel(spirvCode(bench_fill_rg8), {kStorage}, 12, "fill");
+    m_fill[7] = kernel(spirvCode(bench_fill_r16f), {kStorage}, 12, "fill");
+    m_fill[8] = kernel(spirvCode(bench_fill_rgb10a2), {kStorage}, 12, "fill");
     m_keys = kernel(spirvCode(bench_keys_fill), {kBuf}, 12, "keys");
     m_chainRgba8 = kernel(spirvCode(bench_chain_rgba8_avg), {kSampled, kStorage}, 16, "chain");
     m_chainSrgb8 = kernel(spirvCode(bench_chain_srgb8_avg), {kSampled, kStorage}, 16, "chain");
@@ -760,6 +777,10 @@ Runner::Runner(Gpu &gpu, const Options &options) : m_gpu(gpu), m_options(options
     m_chainDepthCopy = kernel(spirvCode(bench_chain_r32f_copy), {kSampled, kStorage}, 16, "chain");
     m_chainB10g11r11 =
         kernel(spirvCode(bench_chain_b10g11r11_avg), {kSampled, kStorage}, 16, "chain");
+    m_chainR8 = kernel(spirvCode(bench_chain_r8_avg), {kSampled, kStorage}, 16, "chain");
+    m_chainRg8 = kernel(spirvCode(bench_chain_rg8_avg), {kSampled, kStorage}, 16, "chain");
+    m_chainR16f = kernel(spirvCode(bench_chain_r16f_avg), {kSampled, kStorage}, 16, "chain");
+    m_chainRgb10a2 = kernel(spirvCode(bench_chain_rgb10a2_avg), {kSampled, kStorage}, 16, "chain");
     // blur2.comp's two passes and image_copy.comp, by blurKernelIndex.
     const SpirvCode blur2[5][2] = {
         {spirvCode(bench_blur2_rgba8_x), spirvCode(bench_blur2_rgba8_y)},
@@ -1061,6 +1082,14 @@ const Kernel &Runner::chainKernel(const Case &c) const {
         return c.reduction == vkfx::Reduction::Min ? m_chainR32fMin : m_chainR32fAvg;
     case VK_FORMAT_B10G11R11_UFLOAT_PACK32:
         return m_chainB10g11r11;
+    case VK_FORMAT_R8_UNORM:
+        return m_chainR8;
+    case VK_FORMAT_R8G8_UNORM:
+        return m_chainRg8;
+    case VK_FORMAT_R16_SFLOAT:
+        return m_chainR16f;
+    case VK_FORMAT_A2B10G10R10_UNORM_PACK32:
+        return m_chainRgb10a2;
     default:
         return m_chainRgba8;
     }

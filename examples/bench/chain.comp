@@ -7,7 +7,8 @@
 // wide it reads that texel twice); odd edges drop their last row / column, as most such kernels do.
 //
 // Variants (exactly one VKFX_BENCH_FMT_*):
-//   VKFX_BENCH_FMT_RGBA8 / _RGBA16F / _R32F / _B10G11R11  the storage view's format
+//   VKFX_BENCH_FMT_RGBA8 / _RGBA16F / _R32F / _B10G11R11 / _R8 / _RG8 / _R16F / _RGB10A2
+//                       the storage view's format
 //   VKFX_BENCH_SRGB=1   the sampled view decodes sRGB; average in linear light, encode before the
 //                       store through the UNORM storage view
 //   VKFX_BENCH_MIN=1    per-channel minimum instead of the mean (a depth pyramid)
@@ -26,6 +27,14 @@
 #define DST_FORMAT r32f
 #elif defined(VKFX_BENCH_FMT_B10G11R11)
 #define DST_FORMAT r11f_g11f_b10f
+#elif defined(VKFX_BENCH_FMT_R8)
+#define DST_FORMAT r8
+#elif defined(VKFX_BENCH_FMT_RG8)
+#define DST_FORMAT rg8
+#elif defined(VKFX_BENCH_FMT_R16F)
+#define DST_FORMAT r16f
+#elif defined(VKFX_BENCH_FMT_RGB10A2)
+#define DST_FORMAT rgb10_a2
 #else
 #error "define one VKFX_BENCH_FMT_*"
 #endif

@@ -5,7 +5,8 @@
 // images a frame produces. Values are in [0, 1] in every channel.
 //
 // Variants (exactly one VKFX_BENCH_FMT_*): RGBA8 (also sRGB images, through a UNORM view),
-// RGBA16F, R32F, RGBA32F, B10G11R11, R8: the storage view's format.
+// RGBA16F, R32F, RGBA32F, B10G11R11, R8, RG8, R16F, RGB10A2 (A2B10G10R10_UNORM_PACK32): the
+// storage view's format.
 
 #if defined(VKFX_BENCH_FMT_RGBA8)
 #define DST_FORMAT rgba8
@@ -19,6 +20,12 @@
 #define DST_FORMAT r11f_g11f_b10f
 #elif defined(VKFX_BENCH_FMT_R8)
 #define DST_FORMAT r8
+#elif defined(VKFX_BENCH_FMT_RG8)
+#define DST_FORMAT rg8
+#elif defined(VKFX_BENCH_FMT_R16F)
+#define DST_FORMAT r16f
+#elif defined(VKFX_BENCH_FMT_RGB10A2)
+#define DST_FORMAT rgb10_a2
 #else
 #error "define one VKFX_BENCH_FMT_*"
 #endif
