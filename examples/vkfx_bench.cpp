@@ -9,8 +9,8 @@
 // Blur (`vkfx-bench blur`). vkfx::Blurrer::record of a Gaussian blur (radius r = 1, 2, 4, .. 64
 // taps each side on both axes, sigma = r / 3, clamp to edge, one layer) of a 3840x2160 and a
 // 1920x1080 noise image, R8G8B8A8_UNORM, R16G16B16A16_SFLOAT, R32_SFLOAT (one channel: a quarter
-// of the arithmetic), R32G32B32A32_SFLOAT and R8_UNORM (one channel), into a second image of the
-// format, with
+// of the arithmetic), R32G32B32A32_SFLOAT and R8_UNORM (one channel), and B10G11R11_UFLOAT_PACK32
+// (three channels; Auto at r = 1, 4, 16 and 64 only), into a second image of the format, with
 // BlurMethod::Auto and the scratch scratchRequirements asks for (column "m": the method it took,
 // "dir", "dec" or "2p"); rows "r18 direct", "r32 direct", "r64 direct" force the Direct method,
 // "r24 decimated", "r192 decimated", "r600 decimated" the Decimated one and "r32 twopass", "r128
@@ -546,8 +546,11 @@ struct BlurCase {
 };
 
 // The row of Runner's per-format blur kernels (two-pass baseline, image copy) for a blur format.
+constexpr std::size_t kBlurKernelFormats = 6;
 std::size_t blurKernelIndex(const Format &f) {
     switch (f.fill) {
+    case Fill::B10g11r11:
+        return 5;
     case Fill::Rgba16f:
         return 1;
     case Fill::R32f:
@@ -561,15 +564,18 @@ std::size_t blurKernelIndex(const Format &f) {
     }
 }
 
-// The full run's rows, or --quick's (256x256 RGBA8 at r = 1, 8, 32 and 64, R32F at r = 8, RGBA32F
-// at r = 4 and 24: seconds on lavapipe).
+// The full run's rows, or --quick's (256x256 RGBA8 at r = 1, 8, 32 and 64, R32F and R8 at r = 8,
+// RGBA32F at r = 4 and 24, B10G11R11 at r = 4: seconds on lavapipe).
 std::vector<BlurCase> allBlurCases(bool quick, const std::vector<std::uint32_t> &radii,
                                    const std::vector<vkfx::BlurMethod> &methods) {
     std::vector<BlurCase> cases;
     using M = vkfx::BlurMethod;
     auto add = [&](const Format &f, const char *label, std::uint32_t w, std::uint32_t h,
                    std::uint32_t r, M method = M::Auto) {
-        const std::uint32_t channels = f.fill == Fill::R32f || f.fill == Fill::R8 ? 1 : 4;
+        // The channels a blur must filter (B10G11R11: three, though vkfx carries four).
+        const std::uint32_t channels = f.fill == Fill::R32f || f.fill == Fill::R8 ? 1
+                                       : f.fill == Fill::B10g11r11                ? 3
+                                                                                  : 4;
         const std::string suffix =
             method == M::Auto ? "" : std::string(" ") + blurMethodName(method);
         const std::string name = std::string("blur ") + label + " " + std::to_string(w) + "x" +
@@ -584,6 +590,7 @@ std::vector<BlurCase> allBlurCases(bool quick, const std::vector<std::uint32_t> 
         add(kR8, "r8", 256, 256, 8);
         add(kRgba32f, "rgba32f", 256, 256, 4);
         add(kRgba32f, "rgba32f", 256, 256, 24);
+        add(kB10g11r11, "b10g11r11", 256, 256, 4);
         return cases;
     }
     const std::pair<Format, const char *> formats[] = {{kRgba8, "rgba8"},
@@ -609,6 +616,13 @@ std::vector<BlurCase> allBlurCases(bool quick, const std::vector<std::uint32_t> 
             for (std::uint32_t r : {32u, 128u})
                 add(format, label, size.width, size.height, r, M::TwoPass);
         }
+    }
+    // B10G11R11 (beyond the issue's table): Auto at radii 1, 4, 16 and 64, or as the others with
+    // --radii.
+    for (const VkExtent2D &size : sizes) {
+        for (std::uint32_t r : radii.empty() ? std::vector<std::uint32_t>{1u, 4u, 16u, 64u} : radii)
+            for (vkfx::BlurMethod m : radii.empty() ? std::vector<M>{M::Auto} : methods)
+                add(kB10g11r11, "b10g11r11", size.width, size.height, r, m);
     }
     return cases;
 }
@@ -731,8 +745,9 @@ class Runner {
     Kernel
         m_chainDepthCopy; // a depth image's level 0 into an R32F pyramid's, before m_chainR32fMin
     Kernel m_chainB10g11r11, m_chainR8, m_chainRg8, m_chainR16f, m_chainRgb10a2;
-    Kernel m_blur2[5][2];  // blur2.comp: [RGBA8, RGBA16F, R32F, RGBA32F, R8][horizontal, vertical]
-    Kernel m_imageCopy[5]; // image_copy.comp: RGBA8, RGBA16F, R32F, RGBA32F, R8
+    // blur2.comp: [RGBA8, RGBA16F, R32F, RGBA32F, R8, B10G11R11][horizontal, vertical]
+    Kernel m_blur2[kBlurKernelFormats][2];
+    Kernel m_imageCopy[kBlurKernelFormats]; // image_copy.comp, the same formats
     Kernel m_fma;
     std::vector<Kernel> m_kernels; // every kernel above (Runner::kernel), destroyed by ~Runner
     Buffer m_evictSrc, m_evictDst;
@@ -782,17 +797,18 @@ Runner::Runner(Gpu &gpu, const Options &options) : m_gpu(gpu), m_options(options
     m_chainR16f = kernel(spirvCode(bench_chain_r16f_avg), {kSampled, kStorage}, 16, "chain");
     m_chainRgb10a2 = kernel(spirvCode(bench_chain_rgb10a2_avg), {kSampled, kStorage}, 16, "chain");
     // blur2.comp's two passes and image_copy.comp, by blurKernelIndex.
-    const SpirvCode blur2[5][2] = {
+    const SpirvCode blur2[kBlurKernelFormats][2] = {
         {spirvCode(bench_blur2_rgba8_x), spirvCode(bench_blur2_rgba8_y)},
         {spirvCode(bench_blur2_rgba16f_x), spirvCode(bench_blur2_rgba16f_y)},
         {spirvCode(bench_blur2_r32f_x), spirvCode(bench_blur2_r32f_y)},
         {spirvCode(bench_blur2_rgba32f_x), spirvCode(bench_blur2_rgba32f_y)},
-        {spirvCode(bench_blur2_r8_x), spirvCode(bench_blur2_r8_y)}};
-    const SpirvCode imageCopy[5] = {
+        {spirvCode(bench_blur2_r8_x), spirvCode(bench_blur2_r8_y)},
+        {spirvCode(bench_blur2_b10g11r11_x), spirvCode(bench_blur2_b10g11r11_y)}};
+    const SpirvCode imageCopy[kBlurKernelFormats] = {
         spirvCode(bench_image_copy_rgba8), spirvCode(bench_image_copy_rgba16f),
-        spirvCode(bench_image_copy_r32f), spirvCode(bench_image_copy_rgba32f),
-        spirvCode(bench_image_copy_r8)};
-    for (std::size_t f = 0; f < 5; ++f) {
+        spirvCode(bench_image_copy_r32f),  spirvCode(bench_image_copy_rgba32f),
+        spirvCode(bench_image_copy_r8),    spirvCode(bench_image_copy_b10g11r11)};
+    for (std::size_t f = 0; f < kBlurKernelFormats; ++f) {
         for (std::size_t pass = 0; pass < 2; ++pass) {
             m_blur2[f][pass] =
                 kernel(blur2[f][pass], {kSampled, kStorage}, sizeof(Blur2Push), "blur2");

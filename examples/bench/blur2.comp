@@ -11,9 +11,9 @@
 // that neighbouring invocations share).
 //
 // Variants (exactly one VKFX_BENCH_FMT_*, and VKFX_BENCH_AXIS 0 or 1):
-//   VKFX_BENCH_FMT_RGBA8 / _RGBA16F / _RGBA32F / _R32F / _R8  the storage view's format (and
-//                       so the intermediate's); _R32F and _R8 filter the red channel alone
-//                       (scalar sums)
+//   VKFX_BENCH_FMT_RGBA8 / _RGBA16F / _RGBA32F / _R32F / _R8 / _B10G11R11  the storage view's
+//                       format (and so the intermediate's); _R32F and _R8 filter the red channel
+//                       alone (scalar sums)
 //   VKFX_BENCH_AXIS=0   horizontal taps; VKFX_BENCH_AXIS=1: vertical taps
 #extension GL_EXT_samplerless_texture_functions : require
 
@@ -29,6 +29,8 @@
 #elif defined(VKFX_BENCH_FMT_R8)
 #define DST_FORMAT r8
 #define ONE_CHANNEL 1
+#elif defined(VKFX_BENCH_FMT_B10G11R11)
+#define DST_FORMAT r11f_g11f_b10f
 #else
 #error "define one VKFX_BENCH_FMT_*"
 #endif

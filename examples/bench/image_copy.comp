@@ -12,7 +12,8 @@
 // a time writes half of each). On an H200 (RGBA8 3840x2160, probe builds) this took 22.9 us and
 // stores a row at a time 24.4.
 //
-// Variants: VKFX_BENCH_FMT_RGBA8 / _RGBA16F / _RGBA32F / _R32F / _R8, the storage view's format.
+// Variants: VKFX_BENCH_FMT_RGBA8 / _RGBA16F / _RGBA32F / _R32F / _R8 / _B10G11R11, the storage
+// view's format.
 #extension GL_EXT_samplerless_texture_functions : require
 
 #if defined(VKFX_BENCH_FMT_RGBA8)
@@ -25,6 +26,8 @@
 #define DST_FORMAT r32f
 #elif defined(VKFX_BENCH_FMT_R8)
 #define DST_FORMAT r8
+#elif defined(VKFX_BENCH_FMT_B10G11R11)
+#define DST_FORMAT r11f_g11f_b10f
 #else
 #error "define one VKFX_BENCH_FMT_*"
 #endif
