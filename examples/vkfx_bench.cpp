@@ -29,7 +29,8 @@
 // --radii 3,5,7: the Auto rows at those radii instead (and no rows that force a method);
 // --methods auto,direct,decimated,twopass (with --radii): the rows of those methods at them.
 // --quick: only 256x256 R8G8B8A8_UNORM at r = 1, 8, 32 (Auto) and 64 (Decimated), R32_SFLOAT and
-// R8_UNORM at r = 8 and R32G32B32A32_SFLOAT at r = 4 and 24 (Auto: the TwoPass method).
+// R8_UNORM at r = 8, R32G32B32A32_SFLOAT at r = 4 and 24 (Auto: the TwoPass method) and
+// B10G11R11_UFLOAT_PACK32 at r = 4.
 //
 // Sort (`vkfx-bench sort`). vkfx::Sorter::record of n = 2^16 .. 2^28 uint32 and float32 keys,
 // alone and with 32-bit values, on both paths (Onesweep, reduce-then-scan), plus recordIndirect

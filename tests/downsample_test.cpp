@@ -962,10 +962,10 @@ INSTANTIATE_TEST_SUITE_P(, DownsampleDispatchCount, ::testing::ValuesIn(dispatch
                          });
 
 // How level 0 is read: the device's default (textureGather for one channel, and per channel for
-// RGBA16F, everywhere; bilinear samples for 8-bit UNORM on NVIDIA) and DownsamplerFlagTexelFetch,
-// each against the reference. 2200x1100 has 33x16 regular blocks, held two side by side (the last
-// group of each row holds one), beside the 50 edge blocks of its bottom row and right column, a
-// workgroup each, and a spare group.
+// RGBA16F, everywhere; bilinear samples for RGBA 8-bit UNORM on NVIDIA) and
+// DownsamplerFlagTexelFetch, each against the reference. 2200x1100 has 33x16 regular blocks, held
+// two side by side (the last group of each row holds one), beside the 50 edge blocks of its bottom
+// row and right column, a workgroup each, and a spare group.
 using ReadParam = std::tuple<VkFormat, Reduction, VkExtent2D>;
 class DownsampleReads : public DownsampleTest, public ::testing::WithParamInterface<ReadParam> {};
 
@@ -993,10 +993,10 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 // DownsamplerFlagSamplerFilter: Average chains read each 2x2 footprint of level 0 with one bilinear
-// sample (sRGB decoded by the sampler; fp16 and 8-bit UNORM on every device; the 3-wide footprints
-// of odd edges exactly), within the filtered bound of the reference (tests/support/formats.hpp);
-// ignored by Min chains (bit-exact). 2200x1100: 33x16 regular blocks held two side by side
-// beside 50 edge blocks; 255x257: three regular blocks beside edge blocks.
+// sample (sRGB decoded by the sampler; fp16, RG8, A2B10G10R10 and RGBA8 UNORM on every device; the
+// 3-wide footprints of odd edges exactly), within the filtered bound of the reference
+// (tests/support/formats.hpp); ignored by Min chains (bit-exact). 2200x1100: 33x16 regular blocks
+// held two side by side beside 50 edge blocks; 255x257: three regular blocks beside edge blocks.
 using FilterParam = std::tuple<VkFormat, VkExtent2D>;
 class DownsampleSamplerFilter : public DownsampleTest, public ::testing::WithParamInterface<FilterParam> {};
 

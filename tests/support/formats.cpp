@@ -357,6 +357,10 @@ bool filteredErrorAllowed(const FormatInfo &f, std::uint32_t c, double error) {
     switch (f.channel[c].kind) {
     case ChannelKind::Unorm:
     case ChannelKind::Srgb:
+        // Fields narrower than 8 bits (A2B10G10R10's alpha): codes coarser than any filter's
+        // weights, so the Average bound (3 codes would be the whole range of 2 bits).
+        if (f.channel[c].bits < 8)
+            return averageErrorAllowed(f, c, error);
         return error <= kFilteredCodes;
     case ChannelKind::Float16:
     case ChannelKind::UFloat11:

@@ -94,7 +94,8 @@ double codeUnits(const FormatInfo &f, std::uint32_t c, double ref);
 bool averageErrorAllowed(const FormatInfo &f, std::uint32_t c, double error);
 // Whether an Average error of a chain read through the sampler's linear filter
 // (DownsamplerFlagSamplerFilter) is within the bound measured on the devices vkfx is tested on:
-// kFilteredCodes for unorm / sRGB, kFilteredUlps for fp16 / 11-bit / 10-bit, as Average for fp32.
+// kFilteredCodes for unorm / sRGB (as Average for fields under 8 bits), kFilteredUlps for fp16 /
+// 11-bit / 10-bit, as Average for fp32.
 inline constexpr double kFilteredCodes = 3.0;
 inline constexpr double kFilteredUlps = 16.0;
 bool filteredErrorAllowed(const FormatInfo &f, std::uint32_t c, double error);
