@@ -26,8 +26,8 @@
 // (decoded by the sampler, encoded by vkfx). Taps, weights and sums are fp32 and each result is
 // rounded once to the destination format, to nearest (8-bit formats keep staged texels, and the
 // TwoPass method its rows, in fp16 first: within the same bound): unorm and sRGB within 1 code of
-// the exact result, fp16 and the 11- and 10-bit floats within 1 ulp, fp32 within 1e-5 relative (for non-negative data; measured against a
-// double-precision reference).
+// the exact result, fp16 and the 11- and 10-bit floats within 1 ulp, fp32 within 1e-5 relative
+// (for non-negative data; measured against a double-precision reference).
 //
 // How it works. Each workgroup walks a strip of columns down a segment of rows: it stages the
 // strip's next source rows (with the horizontal halo) in shared memory, blurs them horizontally
@@ -65,8 +65,8 @@
 // B10G11R11_UFLOAT_PACK32. B10G11R11 is blurred as four fp32 channels (the sampler's alpha of 1
 // goes along, and the store drops it) in the 16-byte slots of RGBA16F, whose tile radii, tile
 // shapes and method rules it takes; what this comment says of RGBA16F (above and below) holds for
-// it, but for the Direct method's two tunings at radii up to 4. sRGB formats cannot be storage images: a
-// destination of an sRGB format is written through a UNORM view (create it with
+// it, but for the Direct method's two tunings at radii up to 4. sRGB formats cannot be storage
+// images: a destination of an sRGB format is written through a UNORM view (create it with
 // VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT | VK_IMAGE_CREATE_EXTENDED_USAGE_BIT). B8G8R8A8 formats
 // need shaderStorageImageWriteWithoutFormat; R8_UNORM and B10G11R11_UFLOAT_PACK32 need
 // shaderStorageImageExtendedFormats.
