@@ -742,10 +742,10 @@ class Runner {
     Kernel m_stream;
     Kernel m_fill[kFills]; // indexed by Fill
     Kernel m_keys;
-    Kernel m_chainRgba8, m_chainSrgb8, m_chainRgba16f, m_chainR32fAvg, m_chainR32fMin;
-    Kernel
-        m_chainDepthCopy; // a depth image's level 0 into an R32F pyramid's, before m_chainR32fMin
-    Kernel m_chainB10g11r11, m_chainR8, m_chainRg8, m_chainR16f, m_chainRgb10a2;
+    // chain.comp: the mean by Fill (none for RGBA32F, which has no downsample rows), sRGB's, R32F's
+    // minimum, and a depth image's level 0 copied into an R32F pyramid's (before the minimum).
+    Kernel m_chainAvg[kFills];
+    Kernel m_chainSrgb8, m_chainR32fMin, m_chainDepthCopy;
     // blur2.comp: [RGBA8, RGBA16F, R32F, RGBA32F, R8, B10G11R11][horizontal, vertical]
     Kernel m_blur2[kBlurKernelFormats][2];
     Kernel m_imageCopy[kBlurKernelFormats]; // image_copy.comp, the same formats
@@ -775,28 +775,30 @@ Runner::Runner(Gpu &gpu, const Options &options) : m_gpu(gpu), m_options(options
     const VkDescriptorType kStorage = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
     m_copy = kernel(spirvCode(bench_copy), {kBuf, kBuf}, 4, "copy");
     m_stream = kernel(spirvCode(bench_stream_chain_bytes), {kBuf, kBuf}, 8, "stream");
-    m_fill[0] = kernel(spirvCode(bench_fill_rgba8), {kStorage}, 12, "fill");
-    m_fill[1] = kernel(spirvCode(bench_fill_rgba16f), {kStorage}, 12, "fill");
-    m_fill[2] = kernel(spirvCode(bench_fill_r32f), {kStorage}, 12, "fill");
-    m_fill[3] = kernel(spirvCode(bench_fill_b10g11r11), {kStorage}, 12, "fill");
-    m_fill[4] = kernel(spirvCode(bench_fill_rgba32f), {kStorage}, 12, "fill");
-    m_fill[5] = kernel(spirvCode(bench_fill_r8), {kStorage}, 12, "fill");
-    m_fill[6] = kernel(spirvCode(bench_fill_rg8), {kStorage}, 12, "fill");
-    m_fill[7] = kernel(spirvCode(bench_fill_r16f), {kStorage}, 12, "fill");
-    m_fill[8] = kernel(spirvCode(bench_fill_rgb10a2), {kStorage}, 12, "fill");
+    // fill.comp and chain.comp's mean, by Fill.
+    const SpirvCode fills[kFills] = {spirvCode(bench_fill_rgba8),   spirvCode(bench_fill_rgba16f),
+                                     spirvCode(bench_fill_r32f),    spirvCode(bench_fill_b10g11r11),
+                                     spirvCode(bench_fill_rgba32f), spirvCode(bench_fill_r8),
+                                     spirvCode(bench_fill_rg8),     spirvCode(bench_fill_r16f),
+                                     spirvCode(bench_fill_rgb10a2)};
+    const SpirvCode chains[kFills] = {spirvCode(bench_chain_rgba8_avg),
+                                      spirvCode(bench_chain_rgba16f_avg),
+                                      spirvCode(bench_chain_r32f_avg),
+                                      spirvCode(bench_chain_b10g11r11_avg),
+                                      SpirvCode{},
+                                      spirvCode(bench_chain_r8_avg),
+                                      spirvCode(bench_chain_rg8_avg),
+                                      spirvCode(bench_chain_r16f_avg),
+                                      spirvCode(bench_chain_rgb10a2_avg)};
+    for (std::size_t f = 0; f < kFills; ++f) {
+        m_fill[f] = kernel(fills[f], {kStorage}, 12, "fill");
+        if (chains[f].words)
+            m_chainAvg[f] = kernel(chains[f], {kSampled, kStorage}, 16, "chain");
+    }
     m_keys = kernel(spirvCode(bench_keys_fill), {kBuf}, 12, "keys");
-    m_chainRgba8 = kernel(spirvCode(bench_chain_rgba8_avg), {kSampled, kStorage}, 16, "chain");
     m_chainSrgb8 = kernel(spirvCode(bench_chain_srgb8_avg), {kSampled, kStorage}, 16, "chain");
-    m_chainRgba16f = kernel(spirvCode(bench_chain_rgba16f_avg), {kSampled, kStorage}, 16, "chain");
-    m_chainR32fAvg = kernel(spirvCode(bench_chain_r32f_avg), {kSampled, kStorage}, 16, "chain");
     m_chainR32fMin = kernel(spirvCode(bench_chain_r32f_min), {kSampled, kStorage}, 16, "chain");
     m_chainDepthCopy = kernel(spirvCode(bench_chain_r32f_copy), {kSampled, kStorage}, 16, "chain");
-    m_chainB10g11r11 =
-        kernel(spirvCode(bench_chain_b10g11r11_avg), {kSampled, kStorage}, 16, "chain");
-    m_chainR8 = kernel(spirvCode(bench_chain_r8_avg), {kSampled, kStorage}, 16, "chain");
-    m_chainRg8 = kernel(spirvCode(bench_chain_rg8_avg), {kSampled, kStorage}, 16, "chain");
-    m_chainR16f = kernel(spirvCode(bench_chain_r16f_avg), {kSampled, kStorage}, 16, "chain");
-    m_chainRgb10a2 = kernel(spirvCode(bench_chain_rgb10a2_avg), {kSampled, kStorage}, 16, "chain");
     // blur2.comp's two passes and image_copy.comp, by blurKernelIndex.
     const SpirvCode blur2[kBlurKernelFormats][2] = {
         {spirvCode(bench_blur2_rgba8_x), spirvCode(bench_blur2_rgba8_y)},
@@ -1089,27 +1091,11 @@ const Kernel &Runner::fillKernel(Fill f) const {
 }
 
 const Kernel &Runner::chainKernel(const Case &c) const {
-    switch (c.format.format) {
-    case VK_FORMAT_R8G8B8A8_SRGB:
+    if (c.format.format == VK_FORMAT_R8G8B8A8_SRGB)
         return m_chainSrgb8;
-    case VK_FORMAT_R16G16B16A16_SFLOAT:
-        return m_chainRgba16f;
-    case VK_FORMAT_R32_SFLOAT:
-    case VK_FORMAT_D32_SFLOAT:
-        return c.reduction == vkfx::Reduction::Min ? m_chainR32fMin : m_chainR32fAvg;
-    case VK_FORMAT_B10G11R11_UFLOAT_PACK32:
-        return m_chainB10g11r11;
-    case VK_FORMAT_R8_UNORM:
-        return m_chainR8;
-    case VK_FORMAT_R8G8_UNORM:
-        return m_chainRg8;
-    case VK_FORMAT_R16_SFLOAT:
-        return m_chainR16f;
-    case VK_FORMAT_A2B10G10R10_UNORM_PACK32:
-        return m_chainRgb10a2;
-    default:
-        return m_chainRgba8;
-    }
+    if (c.reduction == vkfx::Reduction::Min) // the table's min rows: R32F and depth pyramids
+        return m_chainR32fMin;
+    return m_chainAvg[static_cast<int>(c.format.fill)];
 }
 
 // Every level of `image` from UNDEFINED to GENERAL, for compute reads and writes.

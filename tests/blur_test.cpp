@@ -50,8 +50,7 @@ bool verbose() {
 // Whether every channel of the format is a float narrower than fp32 (RGBA16F, B10G11R11).
 bool smallFloatFormat(const FormatInfo &f) {
     for (std::uint32_t c = 0; c < f.channels; ++c) {
-        const ChannelKind k = f.channel[c].kind;
-        if (k != ChannelKind::Float16 && k != ChannelKind::UFloat11 && k != ChannelKind::UFloat10)
+        if (!f.isFloat(c) || f.channel[c].kind == ChannelKind::Float32)
             return false;
     }
     return true;
