@@ -1318,7 +1318,7 @@ TEST(DownsampleHelpers, ReadModeWhereTheFlagsSay) {
     EXPECT_EQ(downsampleReadMode(0, Reduction::Average, rgba8, 4, false, false, false, true), kDownsampleReadFetch);
     EXPECT_EQ(downsampleReadMode(0, Reduction::Average, r32, 1, false, false, true, true), kDownsampleReadGather);
     // On NVIDIA, bilinear only for the formats whose filter was measured finer than the format:
-    // B10G11R11 and RGBA32F as RGBA8, not RG8 nor A2B10G10R10 (unmeasured); R16F and R8 gather.
+    // B10G11R11, RGBA32F, RG8 and A2B10G10R10 as RGBA8; R16F and R8 gather.
     EXPECT_EQ(downsampleReadMode(0, Reduction::Average, VK_FORMAT_B10G11R11_UFLOAT_PACK32, 3, false,
                                  false, true, true),
               kDownsampleReadBilinear);
@@ -1327,10 +1327,10 @@ TEST(DownsampleHelpers, ReadModeWhereTheFlagsSay) {
               kDownsampleReadBilinear);
     EXPECT_EQ(downsampleReadMode(0, Reduction::Average, VK_FORMAT_R8G8_UNORM, 2, false, false, true,
                                  true),
-              kDownsampleReadFetch);
+              kDownsampleReadBilinear);
     EXPECT_EQ(downsampleReadMode(0, Reduction::Average, VK_FORMAT_A2B10G10R10_UNORM_PACK32, 4,
                                  false, false, true, true),
-              kDownsampleReadFetch);
+              kDownsampleReadBilinear);
     EXPECT_EQ(downsampleReadMode(0, Reduction::Average, VK_FORMAT_R16_SFLOAT, 1, false, false, true,
                                  true),
               kDownsampleReadGather);

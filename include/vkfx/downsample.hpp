@@ -106,15 +106,15 @@ enum DownsamplerFlagBits : std::uint32_t {
     // one-channel formats (R32F, R16, R16F, R8, depth) and RGBA16F gather each footprint with one
     // textureGather per channel (exact everywhere; RGBA16F images created with MUTABLE_FORMAT
     // with two, of an R32G32_UINT view: DownsampleTargetCreateInfo::viewFormats), and Average
-    // chains of RGBA / BGRA 8-bit UNORM (not sRGB), B10G11R11 and RGBA32F take one bilinear
-    // sample per footprint on NVIDIA GPUs (vendor ID 0x10DE) where the format supports linear
-    // filtering, their filter being finer than those formats (measured on an H200); everything
-    // else reads with texelFetch.
+    // chains of RGBA / BGRA 8-bit UNORM (not sRGB), RG8 UNORM, A2B10G10R10, B10G11R11 and RGBA32F
+    // take one bilinear sample per footprint on NVIDIA GPUs (vendor ID 0x10DE) where the format
+    // supports linear filtering, their filter being finer than those formats (measured on an
+    // H200 and an H100); everything else reads with texelFetch.
     DownsamplerFlagTexelFetch = 1u << 1,
     // Average chains of more than one channel: read each 2x2 footprint of level 0 with one bilinear
     // sample on every device, wherever the format supports linear filtering: sRGB (decoded by the
-    // sampler), RGBA16F, RG16F, R8G8_UNORM and A2B10G10R10 too, whose exact reads take four
-    // texelFetch or a gather per channel, and off NVIDIA RGBA / BGRA 8-bit UNORM, B10G11R11 and
+    // sampler), RGBA16F and RG16F too, whose exact reads take four texelFetch or a gather per
+    // channel, and off NVIDIA RGBA / BGRA 8-bit UNORM, RG8 UNORM, A2B10G10R10, B10G11R11 and
     // RGBA32F (the 3-wide footprints of odd
     // edges stay exact; on CPU drivers, every footprint under the last level-2 texels of an odd
     // edge). A blit chain filters the same way. Faster for those formats, but not

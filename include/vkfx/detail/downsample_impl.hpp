@@ -104,15 +104,17 @@ enum DownsampleRead : std::uint32_t {
 
 // The multi-channel formats whose bilinear filter on NVIDIA GPUs is finer than the format, so that
 // one sample per 2x2 footprint keeps an Average chain within 1 ulp of the exact one: measured on
-// an H200 for 8-bit UNORM RGBA / BGRA (within 0.5 code of the exact mean), B10G11R11 and RGBA32F.
-// Not RGBA16F nor RG16F (NVIDIA filters fp16 to fp16 precision, so fp16 chains drift past 1 ulp
-// from level 2 on), nor R8G8_UNORM and A2B10G10R10_UNORM_PACK32, whose filter has not been
-// measured: they fetch.
+// an H200 for 8-bit UNORM RGBA / BGRA (within 0.5 code of the exact mean), B10G11R11 and RGBA32F,
+// and on an H100 for R8G8_UNORM and A2B10G10R10_UNORM_PACK32 (every level within 0.5625 code of
+// the exact chain, as with texelFetch). Not RGBA16F nor RG16F (NVIDIA filters fp16 to fp16
+// precision, so fp16 chains drift past 1 ulp from level 2 on): they fetch or gather.
 inline bool downsampleNvidiaFilterIsFiner(VkFormat format)
 {
     switch (format) {
     case VK_FORMAT_R8G8B8A8_UNORM:
     case VK_FORMAT_B8G8R8A8_UNORM:
+    case VK_FORMAT_R8G8_UNORM:
+    case VK_FORMAT_A2B10G10R10_UNORM_PACK32:
     case VK_FORMAT_B10G11R11_UFLOAT_PACK32:
     case VK_FORMAT_R32G32B32A32_SFLOAT:
         return true;
