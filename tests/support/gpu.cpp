@@ -31,24 +31,18 @@ std::uint32_t memoryType(std::uint32_t typeBits, VkMemoryPropertyFlags required,
 
 bool isDepth(VkFormat f) { return f == VK_FORMAT_D32_SFLOAT || f == VK_FORMAT_D16_UNORM; }
 
+// Bytes per texel: the test format table's, and those of the views outside it that tests create
+// images of. Any other format aborts (formatInfo) rather than read back a wrong size.
 std::size_t texelBytes(VkFormat format) {
     switch (format) {
-    case VK_FORMAT_R32G32B32A32_SFLOAT:
     case VK_FORMAT_R32G32B32A32_UINT:
         return 16;
-    case VK_FORMAT_R16G16B16A16_SFLOAT:
+    case VK_FORMAT_R32G32_UINT:
         return 8;
-    case VK_FORMAT_R16_UNORM:
-    case VK_FORMAT_R16_SFLOAT:
-    case VK_FORMAT_R8G8_UNORM:
-    case VK_FORMAT_D16_UNORM:
-        return 2;
     case VK_FORMAT_R8G8B8_UNORM:
         return 3;
-    case VK_FORMAT_R8_UNORM:
-        return 1;
     default:
-        return 4;
+        return formatInfo(format).bytesPerTexel;
     }
 }
 
