@@ -546,25 +546,6 @@ struct BlurCase {
     float sigma() const { return static_cast<float>(radius) / 3.0f; }
 };
 
-// The row of Runner's per-format blur kernels (two-pass baseline, image copy) for a blur format.
-constexpr std::size_t kBlurKernelFormats = 6;
-std::size_t blurKernelIndex(const Format &f) {
-    switch (f.fill) {
-    case Fill::B10g11r11:
-        return 5;
-    case Fill::Rgba16f:
-        return 1;
-    case Fill::R32f:
-        return 2;
-    case Fill::Rgba32f:
-        return 3;
-    case Fill::R8:
-        return 4;
-    default:
-        return 0;
-    }
-}
-
 // The full run's rows, or --quick's (256x256 RGBA8 at r = 1, 8, 32 and 64, R32F and R8 at r = 8,
 // RGBA32F at r = 4 and 24, B10G11R11 at r = 4: seconds on lavapipe).
 std::vector<BlurCase> allBlurCases(bool quick, const std::vector<std::uint32_t> &radii,
@@ -746,9 +727,10 @@ class Runner {
     // minimum, and a depth image's level 0 copied into an R32F pyramid's (before the minimum).
     Kernel m_chainAvg[kFills];
     Kernel m_chainSrgb8, m_chainR32fMin, m_chainDepthCopy;
-    // blur2.comp: [RGBA8, RGBA16F, R32F, RGBA32F, R8, B10G11R11][horizontal, vertical]
-    Kernel m_blur2[kBlurKernelFormats][2];
-    Kernel m_imageCopy[kBlurKernelFormats]; // image_copy.comp, the same formats
+    // blur2.comp by Fill, [horizontal, vertical], and image_copy.comp by Fill (none for RG8, R16F
+    // and A2B10G10R10, which have no blur rows).
+    Kernel m_blur2[kFills][2];
+    Kernel m_imageCopy[kFills];
     Kernel m_fma;
     std::vector<Kernel> m_kernels; // every kernel above (Runner::kernel), destroyed by ~Runner
     Buffer m_evictSrc, m_evictDst;
@@ -799,19 +781,29 @@ Runner::Runner(Gpu &gpu, const Options &options) : m_gpu(gpu), m_options(options
     m_chainSrgb8 = kernel(spirvCode(bench_chain_srgb8_avg), {kSampled, kStorage}, 16, "chain");
     m_chainR32fMin = kernel(spirvCode(bench_chain_r32f_min), {kSampled, kStorage}, 16, "chain");
     m_chainDepthCopy = kernel(spirvCode(bench_chain_r32f_copy), {kSampled, kStorage}, 16, "chain");
-    // blur2.comp's two passes and image_copy.comp, by blurKernelIndex.
-    const SpirvCode blur2[kBlurKernelFormats][2] = {
+    // blur2.comp's two passes and image_copy.comp, by Fill.
+    const SpirvCode blur2[kFills][2] = {
         {spirvCode(bench_blur2_rgba8_x), spirvCode(bench_blur2_rgba8_y)},
         {spirvCode(bench_blur2_rgba16f_x), spirvCode(bench_blur2_rgba16f_y)},
         {spirvCode(bench_blur2_r32f_x), spirvCode(bench_blur2_r32f_y)},
+        {spirvCode(bench_blur2_b10g11r11_x), spirvCode(bench_blur2_b10g11r11_y)},
         {spirvCode(bench_blur2_rgba32f_x), spirvCode(bench_blur2_rgba32f_y)},
         {spirvCode(bench_blur2_r8_x), spirvCode(bench_blur2_r8_y)},
-        {spirvCode(bench_blur2_b10g11r11_x), spirvCode(bench_blur2_b10g11r11_y)}};
-    const SpirvCode imageCopy[kBlurKernelFormats] = {
-        spirvCode(bench_image_copy_rgba8), spirvCode(bench_image_copy_rgba16f),
-        spirvCode(bench_image_copy_r32f),  spirvCode(bench_image_copy_rgba32f),
-        spirvCode(bench_image_copy_r8),    spirvCode(bench_image_copy_b10g11r11)};
-    for (std::size_t f = 0; f < kBlurKernelFormats; ++f) {
+        {},
+        {},
+        {}};
+    const SpirvCode imageCopy[kFills] = {spirvCode(bench_image_copy_rgba8),
+                                         spirvCode(bench_image_copy_rgba16f),
+                                         spirvCode(bench_image_copy_r32f),
+                                         spirvCode(bench_image_copy_b10g11r11),
+                                         spirvCode(bench_image_copy_rgba32f),
+                                         spirvCode(bench_image_copy_r8),
+                                         SpirvCode{},
+                                         SpirvCode{},
+                                         SpirvCode{}};
+    for (std::size_t f = 0; f < kFills; ++f) {
+        if (!imageCopy[f].words)
+            continue;
         for (std::size_t pass = 0; pass < 2; ++pass) {
             m_blur2[f][pass] =
                 kernel(blur2[f][pass], {kSampled, kStorage}, sizeof(Blur2Push), "blur2");
@@ -1735,7 +1727,7 @@ Timing Runner::measureTwoPass(const BlurCase &c, const TestImage &src, const Tes
         na.note = "n/a";
         return na;
     }
-    const Kernel(&passes)[2] = m_blur2[blurKernelIndex(c.format)];
+    const Kernel(&passes)[2] = m_blur2[static_cast<int>(c.format.fill)];
     const float sigma = c.sigma();
     const Blur2Push push{c.radius,
                          static_cast<float>(-1.0 / (2.0 * double(sigma) * double(sigma))),
@@ -1769,7 +1761,7 @@ Timing Runner::measureImageCopy(const BlurCase &c, const TestImage &src, const T
         na.note = "n/a";
         return na;
     }
-    const Kernel &k = m_imageCopy[blurKernelIndex(c.format)];
+    const Kernel &k = m_imageCopy[static_cast<int>(c.format.fill)];
     const std::int32_t size[2] = {static_cast<std::int32_t>(c.width), static_cast<std::int32_t>(c.height)};
     Method m;
     m.prologue = [&](VkCommandBuffer cmd) { heat(cmd); };

@@ -962,10 +962,11 @@ INSTANTIATE_TEST_SUITE_P(, DownsampleDispatchCount, ::testing::ValuesIn(dispatch
                          });
 
 // How level 0 is read: the device's default (textureGather for one channel, and per channel for
-// RGBA16F, everywhere; bilinear samples for RGBA 8-bit UNORM on NVIDIA) and
-// DownsamplerFlagTexelFetch, each against the reference. 2200x1100 has 33x16 regular blocks, held
-// two side by side (the last group of each row holds one), beside the 50 edge blocks of its bottom
-// row and right column, a workgroup each, and a spare group.
+// RGBA16F, everywhere; bilinear samples on NVIDIA for the formats of
+// detail::downsampleNvidiaFilterIsFiner) and DownsamplerFlagTexelFetch, each against the reference.
+// 2200x1100 has 33x16 regular blocks, held two side by side (the last group of each row holds one),
+// beside the 50 edge blocks of its bottom row and right column, a workgroup each, and a spare
+// group.
 using ReadParam = std::tuple<VkFormat, Reduction, VkExtent2D>;
 class DownsampleReads : public DownsampleTest, public ::testing::WithParamInterface<ReadParam> {};
 
